@@ -1088,15 +1088,25 @@ _QWEN_16BIT_ROTARY = ("residual, norm1, qkv (3), q and k gathered into one tenso
 _QWEN_TP_GATHER = ((8, 3), (5, 6), (2, 11))
 _QWEN_TP_GATHER_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py and qwen2_vl.py @v0.8.0, @v0.9.2 and @v0.10.2 "
                           "split_qkv): the rank's qkv gathered whole on every rank before its heads are taken back")
+# 0.11.0's Qwen2_5_VisionAttention gathers the same way, then rotates q and k concatenated in fp32: 2 + 18/tp.
+_QWEN_TP_GATHER_CONCAT = ((8, 3), (5, 6), (2, 18))
+_QWEN_TP_GATHER_CONCAT_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.11.0 split_qkv, "
+                                 "all_gather_interleave): the rank's qkv gathered whole on every rank first")
+# From 0.12 qwen2_5_vl.py gathers nothing: the rank's qkv is split into heads as views (einops), so only the
+# residual, norm1 and proj's output (RowParallelLinear, whole before its all-reduce) are whole: 3 + 8/tp.
+_QWEN_TP_LOCAL = ((3, 8),)
+_QWEN_TP_LOCAL_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.12.0 and @v0.19.0, no gather; "
+                         "mm_encoder_tp_mode 'weights' by default): the rank's heads only, proj's output whole")
 VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.8.0", "qwen2_5_vl", 13, "vit-attention-fp32-rotary",
                    f"qwen2_5_vl.py@v0.9.0.1, @v0.10.1.1 and @v0.10.2 Qwen2_5_VisionAttention.forward: "
                    f"{_QWEN_FP32_ROTARY}{_QWEN_TP_GATHER_SOURCE}", _QWEN_TP_GATHER),
     VllmEncoderRow("0.11.0", "qwen2_5_vl", 20, "vit-attention-concat-fp32-rotary",
-                   f"qwen2_5_vl.py@v0.11.0 Qwen2_5_VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
+                   f"qwen2_5_vl.py@v0.11.0 Qwen2_5_VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"
+                   f"{_QWEN_TP_GATHER_CONCAT_SOURCE}", _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen2_5_vl", 11, "vit-attention-16bit-rotary",
                    f"qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0 (MMEncoderAttention from "
-                   f"0.14): {_QWEN_16BIT_ROTARY}"),
+                   f"0.14): {_QWEN_16BIT_ROTARY}{_QWEN_TP_LOCAL_SOURCE}", _QWEN_TP_LOCAL),
     VllmEncoderRow("0.8.0", "qwen2_vl", 13, "vit-attention-fp32-rotary",
                    f"qwen2_vl.py@v0.9.0.1 and @v0.10.1.1 Qwen2VisionAttention.forward: {_QWEN_FP32_ROTARY}"
                    f"{_QWEN_TP_GATHER_SOURCE}", _QWEN_TP_GATHER),
@@ -1106,14 +1116,18 @@ VLLM_ENCODER_ROWS = (
                    f"qwen2_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}"),
     # Qwen3-VL first ships in 0.11.0; its blocks use qwen2_5_vl.py's Qwen2_5_VisionAttention
     VllmEncoderRow("0.11.0", "qwen3_vl", 20, "vit-attention-concat-fp32-rotary",
-                   f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"),
+                   f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"
+                   f"{_QWEN_TP_GATHER_CONCAT_SOURCE}; Qwen3_VisionMLP's linear_fc1/fc2 Column/RowParallel",
+                   _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen3_vl", 11, "vit-attention-16bit-rotary",
                    f"qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): "
-                   f"{_QWEN_16BIT_ROTARY}"),
+                   f"{_QWEN_16BIT_ROTARY}{_QWEN_TP_LOCAL_SOURCE}", _QWEN_TP_LOCAL),
     VllmEncoderRow("0.11.0", "qwen3_vl_moe", 20, "vit-attention-concat-fp32-rotary",
-                   "qwen3_vl_moe.py@v0.11.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
+                   "qwen3_vl_moe.py@v0.11.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)",
+                   _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen3_vl_moe", 11, "vit-attention-16bit-rotary",
-                   "qwen3_vl_moe.py@v0.12.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
+                   "qwen3_vl_moe.py@v0.12.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)",
+                   _QWEN_TP_LOCAL),
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
