@@ -322,6 +322,33 @@ VECTORS = (
                "Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens: the log's non-default args) on one "
                "A100 of a 4x A100 box, CUDA_VISIBLE_DEVICES=4 in PCI_BUS_ID order, which the note's nvidia-smi lists "
                "as NVIDIA A100-SXM4-40GB (40960MiB); vLLM 0.19.1 (the banner)"),
+    Vector("v1-0.19.0-qwen25-72b-4x-l40s-tp4-8k.log", "Qwen/Qwen2.5-72B", L40S, None,
+           why="round 30: a Korean EKS lesson (index file id 53041548781; its manifest is gnosia93/eks-agentic-ai's "
+               "vllm-qwen.yaml): Qwen/Qwen2.5-72B-Instruct bf16 at --tensor-parallel-size=4 --max-model-len=8192 "
+               "--gpu-memory-utilization=0.90 on g6e.12xlarge (4x NVIDIA L40S 48GB, the lesson), vLLM 0.19.0 (the "
+               "banner); the pool of TP0, the one rank that prints it"),
+    Vector("v1-0.19.0-qwen35-9b-l40s-llm-class-262k.log", config("qwen3.5-9b"), L40S, None,
+           why="round 30: a public notebook note 'L40s 48G' (index file id 51781852921, repository not named): "
+               "LLM(model='Qwen/Qwen3.5-9B') at the class defaults (gmu 0.9, 262,144 tokens) on one NVIDIA L40S, "
+               "vLLM 0.19.0 (the engine line); a Gated DeltaNet hybrid with its vision tower (attention block 528)"),
+    Vector("v1-0.18.1dev-qwen35-35b-a3b-fp8-gb10-gmu080-262k.log", "Qwen/Qwen3.5-35B-A3B", GB10, None,
+           quantization="fp8", version_known=False,
+           why="round 30: a public `docker logs` capture (index file id 55195690679, repository not named): "
+               "Qwen/Qwen3.5-35B-A3B-FP8 at gmu 0.8, 262,144 tokens, prefix caching ('align') on one GB10 (torch's "
+               "capability warning), a development build 0.18.1rc1.dev147 (the banner); not scored: a development "
+               "build, and on this host's unified memory +9.6 % (5.3 GiB more non-KV memory than gsg books, as the "
+               "same host's 0.13.0 log: benchmarks/vectors/MISSES.md)"),
+    Vector("v1-0.9.2-qwen3-8b-a100-40gb-defaults.log", "Qwen/Qwen3-8B", A100_40, None,
+           why="round 30: the 0.19.1 A100 40GB note's author's earlier start (index file id 58028398527): `vllm "
+               "serve Qwen/Qwen3-8B` with no memory flag (gmu 0.9, 40,960 tokens) on GPU 4 of the same 4x A100 box "
+               "(its nvidia-smi: NVIDIA A100-SXM4-40GB, 40960MiB), vLLM 0.9.2 (the API server line)"),
+    Vector("v1-0.9.2-qwen25-vl-7b-2x-l4-tp2-kserve.log", config("qwen2.5-vl-7b"), L4, "0.9.2",
+           ("--tensor-parallel-size=2",),
+           why="round 30: an OpenShift AI walkthrough of 2025-08-31 (index file id 71589812318): KServe's "
+               "qwen25-vl-7b-instruct (Qwen2.5-VL-7B-Instruct) at --max-model-len 8192 --tensor-parallel-size 2 on "
+               "two NVIDIA L4 (the pod's nvidia-smi, 23034MiB); no version line, but its file:line tags are 0.9.2's "
+               "(cli_args.py:325, gpu_worker.py:232, kv_cache_utils.py:716 in the 0.9.2 wheel; 309/227/715 in "
+               "0.9.1's, 298/864 in 0.10.2's). -5.0 % until the ViT's per-rank step at TP 2 (round 30)"),
     Vector("v1-0.9.1-r1-0528-qwen3-8b-rtx3090-32k-refused.log", "Qwen/Qwen3-8B", RTX_3090, "0.9.1",
            args=("--max-model-len=32768",),
            why="search-index file 21124328751 (an AutoDL how-to whose images are github.com/solodba/LLMOps day01): "
@@ -1248,6 +1275,20 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "vllm/v1-0.13.0-nv26.01-qwen3-30b-a3b-fp8-gb10-gmu030.log": "round 30, index file id 55144767765: "
+        "Qwen/Qwen3-30B-A3B-FP8 at gmu 0.3, fp8 KV, 32,768 tokens on one GB10 under NVIDIA's 26.01 container (vLLM "
+        "0.13.0+nv26.01). gsg books 5.74 GiB of pool where the log has 4.04 (+42 %): weights agree (29.04 GiB), so "
+        "3.43 GiB of the 36.51 GiB budget went to the profile and non-torch memory against gsg's 1.73. On this "
+        "integrated GPU 0.13 reads free memory as the host's MemAvailable (utils/mem_utils.py MemorySnapshot), so "
+        "whatever the host consumed between the worker's snapshot and the profile's end (here a cold 92 s "
+        "torch.compile, 171 s of weight loading) is non-KV memory; gsg books a clean host (gpu_arch.uma_note, "
+        "benchmarks/vectors/MISSES.md): kept for its parse",
+    "vllm/v0.7.2-qwen25-15b-t4-colab-unsloth-gmu050.log": "round 30, index file id 55875904831: Qwen2.5-1.5B-"
+        "Instruct fp16 through vLLM 0.7.2's V0 LLM engine at gmu 0.50 on a Colab Tesla T4 (Unsloth's banner), inside "
+        "an Unsloth GRPO training process that had loaded its own 4-bit copy and CUDA context first: V0 measures "
+        "non-torch memory from its own baseline, so the log books 0.01 GiB where a fresh engine process (every "
+        "GPUStack deployment, gsg's 0.16) holds its CUDA context; with the logged 0.01 the pool agrees (2.36 GiB): "
+        "kept for its parse",
     "vllm/v0.10.1-nemotron-nano-9b-v2-l40s-oom-after-load.log": "vllm#23230 (2025-08-20): "
         "nvidia/NVIDIA-Nemotron-Nano-9B-v2 (a Mamba-2 hybrid) on one L40S under 0.10.1's V0 engine dies allocating "
         "33.75 GiB right after 16.56 GiB of weights; the model is not in the catalog and the command is not quoted "

@@ -1105,13 +1105,16 @@ class VllmEncoderRow(NamedTuple):  # a table row: tuple-built, no generated meth
     """The live tensors of one ViT block's attention step at the encoder's peak, in ViT widths per patch at 16
     bits (an fp32 copy counts twice), for one model file from a release on. The MLP step is computed from its
     shape (engines/vllm.py vit_step_elements): gated 3 x (width + inter), fc1/fc2 max(2 x (width + inter),
-    3 x width + inter)."""
+    3 x width + inter). tp_phases, where the file was read at tensor parallel > 1: the attention step's phases on one
+    rank, each (widths every rank holds whole, widths split over the ranks); the MLP's inner width is split too
+    (Column/RowParallelLinear). Empty: not read at TP > 1, the step stays the TP 1 reading at every size."""
 
     since: str
     family: str
     attention_widths: int
     rule: str
     source: str
+    tp_phases: tuple[tuple[int, int], ...] = ()
 
 
 # The ViT attention backend (platforms/cuda.py get_vit_attn_backend) depends on the GPU: up to 0.11 FLASH_ATTN
@@ -1130,31 +1133,55 @@ _QWEN_CONCAT_FP32_ROTARY = ("residual, norm1, qkv (3), q/k/v made contiguous (3)
 _QWEN_16BIT_ROTARY = ("residual, norm1, qkv (3), q and k gathered into one tensor (2: qk_reshaped, or "
                       "torch.cat([q, k]) in qwen2_vl.py) and rotated in 16 bits (2), the attention output (1: "
                       "rearranged to s b (h d) without a copy at one batch) and proj (1)")
+# Tensor parallel (round 30): qkv is a Column/QKVParallelLinear, so each rank computes its 3/tp widths, then
+# split_qkv gathers the whole qkv on every rank (qwen2_5_vl.py all_gather_interleave: a list of tp buffers and their
+# torch.cat; qwen2_vl.py tensor_model_parallel_all_gather: all_gather_into_tensor's buffer and the reshape's copy
+# after movedim, base_device_communicator.py) and takes its own heads back as views. Per rank, in ViT widths: the
+# gather (residual, norm1, local qkv 3/tp, 3 gathered, 3 reordered: 8 + 3/tp), the contiguous q/k/v copies while
+# the gathered qkv is still viewed (5 + 6/tp), then the rotary step on the rank's heads (2 + 11/tp).
+_QWEN_TP_GATHER = ((8, 3), (5, 6), (2, 11))
+_QWEN_TP_GATHER_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py and qwen2_vl.py @v0.8.0, @v0.9.2 and @v0.10.2 "
+                          "split_qkv): the rank's qkv gathered whole on every rank before its heads are taken back")
+# 0.11.0's Qwen2_5_VisionAttention gathers the same way, then rotates q and k concatenated in fp32: 2 + 18/tp.
+_QWEN_TP_GATHER_CONCAT = ((8, 3), (5, 6), (2, 18))
+_QWEN_TP_GATHER_CONCAT_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.11.0 split_qkv, "
+                                 "all_gather_interleave): the rank's qkv gathered whole on every rank first")
+# From 0.12 qwen2_5_vl.py gathers nothing: the rank's qkv is split into heads as views (einops), so only the
+# residual, norm1 and proj's output (RowParallelLinear, whole before its all-reduce) are whole: 3 + 8/tp.
+_QWEN_TP_LOCAL = ((3, 8),)
+_QWEN_TP_LOCAL_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.12.0 and @v0.19.0, no gather; "
+                         "mm_encoder_tp_mode 'weights' by default): the rank's heads only, proj's output whole")
 VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.8.0", "qwen2_5_vl", 13, "vit-attention-fp32-rotary",
                    f"qwen2_5_vl.py@v0.9.0.1, @v0.10.1.1 and @v0.10.2 Qwen2_5_VisionAttention.forward: "
-                   f"{_QWEN_FP32_ROTARY}"),
+                   f"{_QWEN_FP32_ROTARY}{_QWEN_TP_GATHER_SOURCE}", _QWEN_TP_GATHER),
     VllmEncoderRow("0.11.0", "qwen2_5_vl", 20, "vit-attention-concat-fp32-rotary",
-                   f"qwen2_5_vl.py@v0.11.0 Qwen2_5_VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
+                   f"qwen2_5_vl.py@v0.11.0 Qwen2_5_VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"
+                   f"{_QWEN_TP_GATHER_CONCAT_SOURCE}", _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen2_5_vl", 11, "vit-attention-16bit-rotary",
                    f"qwen2_5_vl.py@v0.12.0, @v0.14.1, @v0.19.0, @v0.27.1 and @v0.34.0 (MMEncoderAttention from "
-                   f"0.14): {_QWEN_16BIT_ROTARY}"),
+                   f"0.14): {_QWEN_16BIT_ROTARY}{_QWEN_TP_LOCAL_SOURCE}", _QWEN_TP_LOCAL),
     VllmEncoderRow("0.8.0", "qwen2_vl", 13, "vit-attention-fp32-rotary",
-                   f"qwen2_vl.py@v0.9.0.1 and @v0.10.1.1 Qwen2VisionAttention.forward: {_QWEN_FP32_ROTARY}"),
+                   f"qwen2_vl.py@v0.9.0.1 and @v0.10.1.1 Qwen2VisionAttention.forward: {_QWEN_FP32_ROTARY}"
+                   f"{_QWEN_TP_GATHER_SOURCE}", _QWEN_TP_GATHER),
     VllmEncoderRow("0.11.0", "qwen2_vl", 20, "vit-attention-concat-fp32-rotary",
                    f"qwen2_vl.py@v0.11.0 Qwen2VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
     VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
                    f"qwen2_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}"),
     # Qwen3-VL first ships in 0.11.0; its blocks use qwen2_5_vl.py's Qwen2_5_VisionAttention
     VllmEncoderRow("0.11.0", "qwen3_vl", 20, "vit-attention-concat-fp32-rotary",
-                   f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"),
+                   f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"
+                   f"{_QWEN_TP_GATHER_CONCAT_SOURCE}; Qwen3_VisionMLP's linear_fc1/fc2 Column/RowParallel",
+                   _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen3_vl", 11, "vit-attention-16bit-rotary",
                    f"qwen3_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): "
-                   f"{_QWEN_16BIT_ROTARY}"),
+                   f"{_QWEN_16BIT_ROTARY}{_QWEN_TP_LOCAL_SOURCE}", _QWEN_TP_LOCAL),
     VllmEncoderRow("0.11.0", "qwen3_vl_moe", 20, "vit-attention-concat-fp32-rotary",
-                   "qwen3_vl_moe.py@v0.11.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
+                   "qwen3_vl_moe.py@v0.11.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)",
+                   _QWEN_TP_GATHER_CONCAT),
     VllmEncoderRow("0.12.0", "qwen3_vl_moe", 11, "vit-attention-16bit-rotary",
-                   "qwen3_vl_moe.py@v0.12.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)"),
+                   "qwen3_vl_moe.py@v0.12.0: the vision tower of qwen3_vl.py (Qwen3_VisionTransformer)",
+                   _QWEN_TP_LOCAL),
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "

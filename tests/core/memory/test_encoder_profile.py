@@ -114,6 +114,38 @@ def test_qwen_vl_encoder_phase_by_release(config, version, step):
     assert got.held == QWEN_PIXELS + 16_384 * out_width * 2
 
 
+
+# Round 30: at tensor parallel > 1 through 0.10 each rank gathers the whole qkv before taking its heads back
+# (profiles._QWEN_TP_GATHER): 8 + 3/tp widths at the gather, over the contiguous copies (5 + 6/tp) and the rotary step
+# (2 + 11/tp); the MLP's inner width is the rank's share. Qwen2.5-VL at TP 2: 9.5 x 1,280 = 12,160 over the gated
+# MLP's 3 x (1,280 + 1,710) = 8,970; at TP 4: 8 x 1,280 + 960 = 11,200. Qwen2-VL's fc1/fc2 MLP at TP 2:
+# max(2 x (1,280 + 2,560), 3 x 1,280 + 2,560) = 7,680, under the gather's 12,160. TP 1 keeps its 13 widths. 0.11.0
+# gathers, then rotates q and k concatenated in fp32: 2 + 18/tp = 11 widths at TP 2 (14,080). From 0.12 Qwen2.5-VL
+# gathers nothing (3 + 8/tp = 7 widths, 8,960 at TP 2, under the MLP's 8,970); Qwen2-VL's file from 0.12 was not
+# read at TP > 1, so its TP 1 step stays (11 widths, 14,080).
+@pytest.mark.parametrize("config, version, tp, step", [
+    (QWEN25_VL_7B, "0.9.2", 2, 12_160), (QWEN25_VL_7B, "0.10.2", 4, 11_200), (QWEN25_VL_3B, "0.9.2", 1, 13 * 1_280),
+    (QWEN2_VL_7B, "0.8.0", 2, 12_160), (QWEN25_VL_7B, "0.11.0", 2, 14_080), (QWEN25_VL_7B, "0.12.0", 2, 8_970),
+    (QWEN25_VL_7B, "0.19.0", 4, 6_405), (QWEN2_VL_7B, "0.12.0", 2, 14_080),
+])
+def test_qwen_vl_encoder_phase_per_rank_at_tensor_parallel(config, version, tp, step):
+    got = encoder_profile(facts_from_config(config, "test"), VllmConfig(tensor_parallel_size=tp), 2_048, 256, 8_192,
+                          version)
+    assert got.phase == QWEN_PIXELS + 65_536 * step * 2
+
+
+# Qwen3-VL-8B at TP 2 (its blocks are Qwen2.5-VL's attention beside the DeepStack features): at 0.19.0 3 x 1,152 +
+# 8 x 1,152 / 2 = 8,064 over the fc1/fc2 MLP's max(2 x (1,152 + 2,152), 3 x 1,152 + 2,152) = 6,608, plus the 3,072
+# DeepStack elements every rank holds, for the 65,536-patch image; at 0.11.0 the gather's concatenated rotary,
+# 2 x 1,152 + 18 x 1,152 / 2 + 3,072, for the dummy video 0.11 profiles at 8,192 tokens (48,400 patches).
+@pytest.mark.parametrize("version, patches, step", [("0.19.0", 65_536, 8_064 + 3_072),
+                                                    ("0.11.0", 48_400, 2 * 1_152 + 9 * 1_152 + 3_072)])
+def test_qwen3_vl_8b_encoder_phase_per_rank_at_tp_2(version, patches, step):
+    got = encoder_profile(facts_from_config(QWEN3_VL_8B, "test"), VllmConfig(tensor_parallel_size=2), 2_048, 256,
+                          8_192, version)
+    assert got.item_patches == patches
+    assert got.phase == patches * 1_536 * 2 + patches * step * 2
+
 # Qwen3-VL-8B: 65,536 patches of 3 x 2 x 16 x 16 = 1,536 pixel elements. Its blocks use Qwen2.5-VL's attention
 # (11 widths of 1,152 from 0.12, over the fc1/fc2 MLP's 2 x (1,152 + 4,304) = 10,912; 20 widths at 0.11.0) beside
 # the 3 DeepStack features merged so far (3 x 4,096 / 4 = 3,072 per patch); what it returns is 4 x 4,096 wide.

@@ -826,6 +826,38 @@ CASES = [
      {P.WEIGHTS: gib(15.27), P.CUDA_GRAPHS: gib(2.44), P.KV_CACHE: gib(19.36), P.MAX_MODEL_LEN: 40960,
       P.KV_TOKENS: 140960, P.MAX_CONCURRENCY: 3.44, P.GRAPHS_PIECEWISE: 51, P.GRAPHS_FULL: 35,
       P.MAX_CAPTURE_SIZE: 512}),
+    # round 30: a Korean EKS lesson's 0.19.0 start of Qwen2.5-72B at TP 4 on 4x L40S (TP0's lines, the engine's tokens)
+    ("vllm/v1-0.19.0-qwen25-72b-4x-l40s-tp4-8k.log", '0.19.0', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(33.98), P.CUDA_GRAPHS: gib(2.62), P.KV_CACHE: gib(5.11), P.MAX_MODEL_LEN: 8192,
+      P.GRAPHS_PIECEWISE: 51, P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35, P.KV_TOKENS: 67024, P.MAX_CONCURRENCY: 8.18}),
+    # an L40S notebook's 0.19.0 LLM-class start of Qwen3.5-9B: the hybrid's attention block and the encoder budget
+    ("vllm/v1-0.19.0-qwen35-9b-l40s-llm-class-262k.log", '0.19.0', True, None, 'main', 0,
+     {P.WEIGHTS: gib(17.66), P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1, P.CUDA_GRAPHS: gib(0.65),
+      P.KV_CACHE: gib(20.27), P.MAX_MODEL_LEN: 262144, P.ATTENTION_BLOCK: 528, P.GRAPHS_PIECEWISE: 51,
+      P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35, P.KV_TOKENS: 165792, P.MAX_CONCURRENCY: 2.52}),
+    # the same note's author's earlier 0.9.2 start (Qwen3-8B, A100 40GB): the engine's blocks line after the pool
+    ("vllm/v1-0.9.2-qwen3-8b-a100-40gb-defaults.log", '0.9.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(15.2683), P.KV_CACHE: gib(18.69), P.CUDA_GRAPHS: gib(2.24), P.MAX_MODEL_LEN: 40960,
+      P.KV_TOKENS: 136080, P.MAX_CONCURRENCY: 3.32, P.GPU_BLOCKS: 8505}),
+    # a KServe pod's TP 2 lines (two L4s): ANSI-coloured worker prefixes, the pool printed twice, one concurrency line
+    # wrapped by the page; no version and no weights line (one missing); the ranks tie, the last listed binds
+    ("vllm/v1-0.9.2-qwen25-vl-7b-2x-l4-tp2-kserve.log", None, True, None, 'rank 1', 1,
+     {P.KV_CACHE: gib(10.04), P.KV_TOKENS: 375968, P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 45.89}),
+    # a Colab T4's V0 0.7.2 profile inside an Unsloth training process: '# CUDA blocks' and Unsloth's banner lines
+    ("vllm/v0.7.2-qwen25-15b-t4-colab-unsloth-gmu050.log", '0.7.2', True, None, 'main', 0,
+     {P.WEIGHTS: gib(2.89), P.GPU_MEMORY: gib(14.56), P.UTILIZATION: 0.5, P.REQUESTED: gib(7.28),
+      P.NON_TORCH: gib(0.01), P.ACTIVATION: gib(2.02), P.KV_CACHE: gib(2.36), P.CUDA_GRAPHS: gib(0.17),
+      P.GPU_BLOCKS: 5517, P.CPU_BLOCKS: 9362, P.MAX_MODEL_LEN: 32768, P.MAX_CONCURRENCY: 2.69, P.KV_TOKENS: 88272,
+      P.BLOCK_SIZE: 16}),
+    # the same GB10 host's development build (0.18.1rc1.dev147) with Qwen3.5-35B-A3B-FP8: hybrid block, encoder budget
+    ("vllm/v1-0.18.1dev-qwen35-35b-a3b-fp8-gb10-gmu080-262k.log", '0.18.1rc1.dev147+g290809456', True, None, 'main',
+     0, {P.WEIGHTS: gib(34.22), P.ENCODER_BUDGET: 16384, P.ENCODER_ITEMS: 1, P.CUDA_GRAPHS: gib(0.04),
+         P.KV_CACHE: gib(55.72), P.MAX_MODEL_LEN: 262144, P.ATTENTION_BLOCK: 1056, P.GRAPHS_PIECEWISE: 51,
+         P.MAX_CAPTURE_SIZE: 512, P.GRAPHS_FULL: 35, P.KV_TOKENS: 729696, P.MAX_CONCURRENCY: 10.85}),
+    # NVIDIA's 26.01 container on a GB10: its banner and vLLM's development-style version (0.13.0+faa43dbf.nv26.01)
+    ("vllm/v1-0.13.0-nv26.01-qwen3-30b-a3b-fp8-gb10-gmu030.log", '0.13.0+faa43dbf.nv26.01', True, None, 'main', 0,
+     {P.WEIGHTS: gib(29.0435), P.KV_CACHE: gib(4.04), P.CUDA_GRAPHS: gib(1.28), P.MAX_MODEL_LEN: 32768,
+      P.KV_TOKENS: 88176, P.MAX_CONCURRENCY: 2.69}),
     # an audit trail's seven quoted lines (GLM-4-9B-Chat on an H200, LLM class, gmu 0.6): the engine line cut after
     # its development build's version, no fraction printed
     ("vllm/v1-0.19.2dev-glm4-9b-h200-gmu060-llm-class.log", '0.19.2rc1.dev100+gf946659ff', True, None, 'main', 0,
@@ -1122,7 +1154,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 164, "sglang": 66, "llama.cpp": 58}
+    assert counts == {"vllm": 171, "sglang": 66, "llama.cpp": 58}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -441,13 +441,19 @@ class EncoderProfile:
                 "encoder_phase": self.phase, "held_through_text": self.held, "rule": self.rule, "source": self.source}
 
 
-def vit_step_elements(enc: EncoderDummy, attention_widths: int) -> int:
-    """Elements per patch live at the ViT's largest step: the attention step as read (profiles.VllmEncoderRow) or
-    the MLP's, residual and norm output beside gate + up + their product + down (gated), or fc1's output and its
-    activation (fc1/fc2)."""
+def vit_step_elements(enc: EncoderDummy, attention_widths: int, tp: int = 1,
+                      tp_phases: tuple[tuple[int, int], ...] = ()) -> int:
+    """Elements per patch live at the ViT's largest step on one rank: the attention step as read
+    (profiles.VllmEncoderRow) or the MLP's, residual and norm output beside gate + up + their product + down
+    (gated), or fc1's output and its activation (fc1/fc2). Where the row was read at tensor parallel > 1, the
+    attention step is its phases' largest and the MLP's inner width is the rank's share."""
     w, i = enc.width, enc.inter
+    attention = attention_widths * w
+    if tp > 1 and tp_phases:
+        attention = max(whole * w + split * w // tp for whole, split in tp_phases)
+        i //= tp
     mlp = 3 * (w + i) if enc.gated else max(2 * (w + i), 3 * w + i)
-    return max(attention_widths * w, mlp)
+    return max(attention, mlp)
 
 
 def qwen2_vl_videos(row: P.VllmVideoRow, cfg: VllmConfig, image_patches: int, image_tokens: int, max_len: int,
@@ -523,7 +529,8 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
         held += items * widened * row_width
     row = P.vllm_encoder_row(enc.family, version)
     if row:
-        step = vit_step_elements(enc, row.attention_widths) + enc.held_beside_blocks
+        step = vit_step_elements(enc, row.attention_widths, cfg.tensor_parallel_size,
+                                 row.tp_phases) + enc.held_beside_blocks
         phase = pixels + items * patches * step * element
         rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
         if video:
