@@ -688,9 +688,7 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
         why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
         notes.append(f"prefix caching on{why}: vLLM's mamba cache mode 'align' keeps {shape.state_pages} state "
                      "pages per sequence in every linear-attention layer")
-    if shape.block_raised:
-        notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
-                     f"Gated DeltaNet state ({shape.state_bytes:,} B per layer and sequence)")
+    _note_block_raised(shape, "Gated DeltaNet", notes)
     return shape
 
 
@@ -723,10 +721,14 @@ def mamba2_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_na
     if shape.ssm_override:
         notes.append(f"vLLM keeps this Nemotron-H model's temporal Mamba state at {shape.ssm_override} "
                      "(NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, else the release's default)")
+    _note_block_raised(shape, "Mamba-2", notes)
+    return shape
+
+
+def _note_block_raised(shape: GatedDeltaKV, state: str, notes: list[str]) -> None:
     if shape.block_raised:
         notes.append(f"vLLM sets the attention block size to {shape.block_size} tokens so that one page holds a "
-                     f"Mamba-2 state ({shape.state_bytes:,} B per layer and sequence)")
-    return shape
+                     f"{state} state ({shape.state_bytes:,} B per layer and sequence)")
 
 
 def gated_delta_mtp_layers(facts: ModelFacts) -> int:
