@@ -516,6 +516,29 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     return terms
 
 
+_DEVICE_NAME = re.compile(r"^(\D+?)(\d+)$")  # CUDA0, ROCm3, Vulkan1, MTL0, SYCL0: a backend and its index
+
+
+def same_device_terms(log: ObservedLog, est: Estimate, estimated: dict) -> dict:
+    """llama.cpp's terms of the device the log binds on, not of the estimate's fullest one: a log without its model
+    buffers binds on the device with the most KV and compute (llama.cpp#12369: 13 layers on ROCm0-3, 12 on ROCm4,
+    whose output layer makes it the estimate's fullest), and comparing two devices' caches is not a measurement.
+    The log's devices in index order stand for the estimate's in split order when one backend names them all and
+    their count is the estimate's (an unused iGPU's Vulkan0 or an RPC server leaves the comparison as it was)."""
+    per_device = est.extra.get("per_device")
+    binding = log.binding_rank()
+    if log.engine != P.LLAMACPP or not isinstance(per_device, list) or binding is None:
+        return estimated
+    named = [_DEVICE_NAME.match(name) for name in log.gpu_ranks()]
+    if not named or any(m is None for m in named) or len({m.group(1) for m in named if m}) != 1 \
+            or len(named) != len(per_device):
+        return estimated
+    order = sorted(named, key=lambda m: int(m.group(2)) if m else 0)
+    device = per_device[[m.group(0) for m in order if m].index(binding)]
+    return {**estimated, P.KV_CACHE: device["kv"], P.WEIGHTS: device["weights"], P.ACTIVATION: device["compute"],
+            **({P.COMPUTE_BUFFER: device["compute"]} if P.COMPUTE_BUFFER in estimated else {})}
+
+
 @dataclass(frozen=True)
 class Delta:
     term: str
