@@ -43,8 +43,6 @@ FLOOR_WITHIN_5 = 61 / 63
 # llama.cpp buffers (model, KV, compute of the binding device) outside ±5 % today, each diagnosed in
 # benchmarks/vectors/MISSES.md as (log, term, delta in percent)
 KNOWN_LLAMACPP_BUFFERS_OUTSIDE_5 = [
-    # five Radeon VII whose log prints no pipeline line: gsg keeps four copies of the KQ mask (MISSES.md)
-    ("qwen25-32b-q4km-5x-radeon-vii-rocm-32768-no-fa.log", "compute_buffer_bytes_per_gpu", 9.1),
     ("mixtral-8x7b-q8-partial-10-layers.log", "compute_buffer_bytes_per_gpu", 8.3),
     ("mixtral-8x7b-instruct-q8-partial-15-layers.log", "compute_buffer_bytes_per_gpu", 8.3),
     # llama-server's per-slot output rows (profiles.LLAMACPP_SERVER_OUTPUTS_SINCE) took it from +255 % to this

@@ -273,7 +273,26 @@ def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
 def printed_env(log: ObservedLog) -> dict[str, str]:
     """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
     an environment the user gives, as a printed argument wins over the command line."""
-    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log), **output_layer_env(log)}
+    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log), **output_layer_env(log),
+            **pipeline_env(log)}
+
+
+def pipeline_env(log: ObservedLog) -> dict[str, str]:
+    """llama.cpp's scheduler without pipeline copies, as the log shows it (profiles.LLAMACPP_PIPELINE_ENV): a retry
+    without them, or two or more devices' compute buffers after the KV buffers with no "pipeline parallelism
+    enabled" line, which llama_context prints between the two whenever it keeps copies. Nothing for an excerpt that
+    starts at the compute buffers: the line may have been cut."""
+    if log.engine != P.LLAMACPP:
+        return {}
+    off = {MP.LLAMACPP_PIPELINE_ENV: MP.LLAMACPP_PIPELINE_OFF}
+    if log.engine_terms.get(P.PIPELINE_COPIES) == 1:
+        return off
+    kv, compute = log.matched.get(P.LLAMACPP_KV_BUFFER), log.matched.get(P.LLAMACPP_COMPUTE_BUFFER)
+    devices = [name for name, terms in log.gpu_ranks().items() if P.COMPUTE_BUFFER in terms]
+    shown = P.PIPELINE_COPIES in log.engine_terms or P.LLAMACPP_PIPELINE_ENABLED in log.matched
+    if shown or kv is None or compute is None or kv > compute or len(devices) < 2:
+        return {}
+    return off
 
 
 def output_layer_env(log: ObservedLog) -> dict[str, str]:

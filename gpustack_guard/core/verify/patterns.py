@@ -946,6 +946,10 @@ SGLANG_PATTERNS = (
 # load_tensors' placement lines (their order says where -ngl put the output layer)
 LLAMACPP_OFFLOADING_OUTPUT = "llamacpp-offloading-output"
 LLAMACPP_OFFLOADING_REPEATING = "llamacpp-offloading-repeating"
+# the KV and compute buffer lines: their order says whether the pipeline line would have shown between them
+LLAMACPP_KV_BUFFER = "llamacpp-kv-buffer"
+LLAMACPP_COMPUTE_BUFFER = "llamacpp-compute-buffer"
+LLAMACPP_PIPELINE_ENABLED = "llamacpp-pipeline-enabled"
 # the KV cache types llama.cpp builds that the estimate sizes (ggml type names as its cache line prints them)
 KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
 
@@ -1225,6 +1229,9 @@ LLAMACPP_PATTERNS = (
        r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
        "llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)", "llama.cpp PR #6122",
        {PIPELINE_COPIES: (PIPELINE_COPIES, "int")}, scope=ENGINE),
+    # the line without its count, as later builds print it: the scheduler keeps copies, how many is not printed
+    _p(LLAMACPP_PIPELINE_ENABLED, LLAMACPP, "the builds whose line lost '(n_copies=N)' (llama.cpp#22404's)",
+       r"pipeline parallelism enabled$", "llama_context: pipeline parallelism enabled", "llama.cpp#22404"),
     _p("llamacpp-device", LLAMACPP, "b1000 to the newest (CUDA)",
        r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability",
        "  Device 0: NVIDIA GeForce RTX 4080, compute capability 8.9, VMM: yes", "mozilla-ai/llamafile PR #552",
