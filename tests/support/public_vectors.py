@@ -1555,6 +1555,9 @@ EXCLUDED = {
         "of 33 layers on an RTX 3060 Laptop: facts from its GGUF header only, as the GTX 1070 Ti run of the same "
         "report; the KV and RS rows of both sides (160 / 96 MiB, 100.50 / 100.50 MiB) held in "
         "test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log": "the same card and model with -np 1 "
+        "(20 of 33 layers): facts from the GGUF header only; KV and RS rows (160 / 96 MiB, 29.31 / 20.94 MiB) held in "
+        "test_llamacpp_recurrent.py",
     "llama.cpp/qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log": "search-index file 58671331675: Qwen3.5-27B "
         "(qwen35) at b8586, -ngl 26 of 65 on an RTX 4070: gsg sizes llama.cpp's Gated DeltaNet layers from a GGUF "
         "header only (the catalog's config is refused, GSG030); the KV and RS rows of both devices are held in "

@@ -75,6 +75,7 @@ FIXTURE_ORDERS = {
               "granite-4.1-8b-rocm-rx9070xt-b9106-fit-ctx.log", "phi4-mini-vulkan-rx580-rx560-fit-compute-oom.log",
               "qwen3-4b-q4km-8192-sched-reserve.log", "qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log",
               "qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", "qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-18-of-33.log",
+              "qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log",
               "qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log",
               "qwen38-27b-vulkan-rtx3090-b9849-mtp-draft-context.log"],
     "last": ["command-r-two-gpus.log", "glm4-a6000-ik.log", "ik-command-a-111b-row-split-4x3090-cuda-split.log",

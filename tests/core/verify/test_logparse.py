@@ -987,6 +987,11 @@ CASES = [
      {P.FREE_AT_FIT: mib(5022), P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(3123.80), P.KV_CACHE: mib(160.0),
       P.RECURRENT_STATE: mib(100.50), P.COMPUTE_BUFFER: mib(498.0), P.LAYERS_OFFLOADED: 18, P.LAYERS_TOTAL: 33,
       P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
+    # and with -np 1: one slot's recurrent rows leave room for two more layers (20 of 33)
+    ("llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log", None, True, None, 'Vulkan1', 0,
+     {P.FREE_AT_FIT: mib(5172), P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(3393.11), P.KV_CACHE: mib(160.0),
+      P.RECURRENT_STATE: mib(29.31), P.COMPUTE_BUFFER: mib(498.0), P.LAYERS_OFFLOADED: 20, P.LAYERS_TOTAL: 33,
+      P.SEQUENCES: 1, P.KV_TOKENS: 8192}),
     ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
@@ -1149,7 +1154,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 164, "sglang": 69, "llama.cpp": 62}
+    assert counts == {"vllm": 164, "sglang": 69, "llama.cpp": 63}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
