@@ -1112,6 +1112,14 @@ LLAMACPP_PATTERNS = (
        "vendor/llama.cpp/src/llama-memory-recurrent.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: the "
        "format string; a public Qwen3.5-4B run at b8467 prints this line)",
        {RECURRENT_STATE: (RECURRENT_STATE, "MiB")}, kind="buffer"),
+    # the cache's cells where the excerpt keeps no n_ctx line (llama.cpp#11200, #12369): llama_kv_cache_init's own
+    # line, then the bare "init" of llama_kv_cache_unified::init, until the unified cache printed "size = ... cells"
+    _p("llamacpp-kv-size", LLAMACPP, "from llama_kv_cache_init's kv_size line (absent in llama-cpp-python 0.2.62's "
+       "vendored llama.cpp, src/llama-kv-cache.cpp:37 in 0.3.8's) to the unified cache's 'init' form",
+       r"\b(?:llama_kv_cache_init|init):\s+kv_size\s+=\s+" + _g(KV_TOKENS, INT) + ", offload = ",
+       "llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64, "
+       "can_shift = 1", "llama.cpp#11200; llama.cpp#12728 for the 'init:' form", {KV_TOKENS: (KV_TOKENS, "int")},
+       scope=ENGINE, kind="kv-cells"),
     _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + LC_NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",

@@ -73,16 +73,17 @@ CASES = [
      {P.KV_CACHE: mib(12327.0), P.COMPUTE_BUFFER: 13_327_728_640, P.PIPELINE_COPIES: 4}),
     ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
      {}),
-    # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache
+    # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache; the cells
+    # from llama_kv_cache_init's kv_size line, the excerpt keeping no n_ctx line (round 30)
     ("llama.cpp/qwen25-coder-32b-q8-kv-two-3090ti.log", None, True, None, 'CUDA0', 1,
-     {P.KV_CACHE: mib(2788.0), P.COMPUTE_BUFFER: mib(233.0), P.PIPELINE_COPIES: 4}),
+     {P.KV_CACHE: mib(2788.0), P.COMPUTE_BUFFER: mib(233.0), P.PIPELINE_COPIES: 4, P.KV_TOKENS: 32768}),
     # round 30's ROCm logs: five Radeon VII whose excerpt starts at the cache (llama-cli's `version: 1` is a local
     # build's, no build number), one RX 7900 XTX with a q8_0 cache and a draft model after it, and four MI100 under
     # llama-cpp-python before pipeline parallelism (its host input buffer and "graph splits (measure)")
     ("llama.cpp/qwen25-32b-q4km-5x-radeon-vii-rocm-32768-no-fa.log", None, True, None, 'ROCm0', 1,
-     {P.KV_CACHE: mib(1664.0), P.COMPUTE_BUFFER: mib(2664.0)}),
+     {P.KV_CACHE: mib(1664.0), P.COMPUTE_BUFFER: mib(2664.0), P.KV_TOKENS: 32768}),
     ("llama.cpp/qwen25-coder-32b-q8kv-rx7900xtx-rocm-32768.log", None, True, None, 'ROCm0', 1,
-     {P.KV_CACHE: mib(4352.0), P.COMPUTE_BUFFER: mib(307.0)}),
+     {P.KV_CACHE: mib(4352.0), P.COMPUTE_BUFFER: mib(307.0), P.KV_TOKENS: 32768}),
     ("llama.cpp/mistral-7b-v02-q5km-4x-mi100-rocm-llama-cpp-python-4096.log", None, True, None, 'ROCm0', 0,
      {P.WEIGHTS: mib(1327.12), P.KV_CACHE: mib(144.0), P.COMPUTE_BUFFER: mib(316.80), P.LAYERS_OFFLOADED: 33,
       P.LAYERS_TOTAL: 33, P.KV_TOKENS: 4096}),
