@@ -164,7 +164,7 @@ def _foreign(log: ObservedLog, total_text: str, args: list[str], gpu_name: str) 
 def report(opts: VerifyOptions, log: ObservedLog, rebuilt: Rebuilt, notes: list[str]) -> dict:
     observed = log.terms()
     est = rebuilt.evaluation.estimate if rebuilt.evaluation else None
-    estimated = C.estimated_terms(est) if est is not None else None
+    estimated = C.same_device_terms(log, est, C.estimated_terms(est)) if est is not None else None
     compared = C.deltas(observed, estimated) if estimated is not None else []
     estimated_verdict = rebuilt.evaluation.verdict if rebuilt.evaluation else None
     engine_verdict = C.engine_verdict(est.verdict, estimated_verdict) if est is not None else None

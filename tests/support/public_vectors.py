@@ -69,6 +69,10 @@ H100_NVL = ("NVIDIA H100 NVL", "95830MiB")
 H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")  # the 94 GB PCIe board nvidia-smi lists
 
+RADEON_VII = ("AMD Radeon VII", "16368MiB")  # an MI50 16 GB as ROCm names it (llama.cpp#12369)
+RX_7900_XTX = ("AMD Radeon RX 7900 XTX", "24560MiB")  # as llama.cpp's device line prints it (llama.cpp#23244)
+MI100 = ("AMD Instinct MI100", "32752MiB")
+
 KV_SCORED = 0.10  # every vector with a known version and GPU: KV capacity within this of the log (issue 32)
 KV_TARGET = 0.05  # and this on at least TARGET_SHARE of them
 TARGET_SHARE = 0.90
@@ -910,6 +914,17 @@ VECTORS = (
                "(Stars1233/sgl-project.github.io@02a2a713): Meta-Llama-3.1-8B-Instruct at defaults on the CI's H100 "
                "(78.59 GB free at the load); main between 0.3.4.post2 (wheel of 2024-10-25) and 0.3.5 (2024-11-03): "
                "0.3.4.post2 by date"),
+    Vector("llama31-8b-completions-docs-ci-h100-2024-12-0.4.0.post2.log", "meta-llama/Llama-3.1-8B", H100,
+           "0.4.0.post2", version_known=False, engine="sglang",
+           why="docs.sglang.ai 'OpenAI APIs - Completions' as the docs CI built it on 2024-12-22 (Stars1233/"
+               "sgl-project.github.io@4e7c750f): Meta-Llama-3.1-8B-Instruct at defaults on the CI's H100 (78.81 GB "
+               "free at the load); main after 0.4.0.post2 (wheel of 2024-12-21): 0.4.0.post2 by date"),
+    Vector("llama31-8b-tool-calling-docs-ci-h100-2025-02-0.4.2.post1.log", "meta-llama/Llama-3.1-8B", H100,
+           "0.4.2.post1", version_known=False, engine="sglang",
+           why="docs.sglang.ai 'Tool and Function Calling' as the docs CI built it on 2025-02-01 (Stars1233/"
+               "sgl-project.github.io@b50a9e01): Meta-Llama-3.1-8B-Instruct with --tool-call-parser llama3 at "
+               "defaults on the CI's H100; main between 0.4.2.post1 (wheel of 2025-01-31) and 0.4.2.post2 "
+               "(2025-02-05): 0.4.2.post1 by date"),
     Vector("gte-qwen2-7b-embedding-docs-ci-h100-2024-11-0.3.5.post2.log", "Qwen/Qwen2-7B-Instruct", H100, "0.3.5.post2",
            version_known=False, engine="sglang",
            why="docs.sglang.ai 'OpenAI APIs - Embedding' as the docs CI built it on 2024-11-18 (Stars1233/"
@@ -979,6 +994,28 @@ VECTORS = (
            why="llama.cpp#11200: qwen2.5-coder:32b-instruct-q8_0 (Qwen2.5-32B's shape) on 2x RTX 3090 Ti (the "
                "reporter's device lines), version 4462 (their `llama-cli --version`), the issue's llama-server "
                "command (-b 512 -ub 256 -ts 10,6 -ngl 99 -c 32768 -fa, q8_0 K and V); the draft model's lines cut"),
+    # round 30: ROCm, several devices and llama-cpp-python
+    Vector("qwen25-32b-q4km-5x-radeon-vii-rocm-32768-no-fa.log", "Qwen/Qwen2.5-32B", RADEON_VII, "b4880",
+           ("--ctx-size=32768", "--n-gpu-layers=100"), "q4_k_m", version_known=False, engine="llama.cpp",
+           why="llama.cpp#12369 (2025-03-13): Qwen2.5-32B-Instruct-Q4_K_M.gguf on five MI50 that ROCm names AMD Radeon "
+               "VII (16 GB each), the issue's llama-cli command (--n-gpu-layers 100 -c 32768, no flash attention); "
+               "`version: 1 (10f2e81)` is a local build: b4880 by date. 65 slots (64 layers and the output) over "
+               "five equal cards: 13 layers on ROCm0-3, 12 on ROCm4 (1,664 / 1,536 MiB of KV)"),
+    Vector("qwen25-coder-32b-q8kv-rx7900xtx-rocm-32768.log", "Qwen/Qwen2.5-32B", RX_7900_XTX, "b4500",
+           ("--ctx-size=32768", "--n-gpu-layers=99", "--flash-attn", "--cache-type-k=q8_0", "--cache-type-v=q8_0"),
+           "q4_k_m", version_known=False, engine="llama.cpp",
+           why="llama.cpp#11337 (a comment of Jan 2025, llama_new_context_with_model: b4500 by date): "
+               "Qwen2.5-Coder-32B (Qwen2.5-32B's shape) with a 0.5B draft on one RX 7900 XTX (the draft's device "
+               "line), 32,768 cells of q8_0 K and V (flash attention, which a quantised V needs); the main model's "
+               "quantisation is not quoted (the 1,840 MiB left for the draft fit a 4-bit one: Q4_K_M assumed)"),
+    Vector("mistral-7b-v02-q5km-4x-mi100-rocm-llama-cpp-python-4096.log", "mistralai/Mistral-7B-Instruct-v0.3",
+           MI100, "b2400", ("--ctx-size=4096", "--n-gpu-layers=-1"), "q5_k_m", version_known=False,
+           engine="llama.cpp",
+           why="search-index file 31013830295 (the AMD HPC Fund user guide, 'Hosting LLM server'): "
+               "mistral-7b-instruct-v0.2.Q5_K_M.gguf (v0.3's shape but its 32,000-token vocabulary) under "
+               "llama-cpp-python's server on a node of the mi1004x partition, four MI100, --n_gpu_layers -1 "
+               "--n_ctx 4096 (the job script). The guide is of April 2024, the log's format older: a host input "
+               "buffer and 'graph splits (measure)' come before pipeline parallelism (PR #6017, b2431): b2400"),
     Vector("mixtral-8x7b-q8-partial-10-layers.log", "mistralai/Mixtral-8x7B-v0.1", RTX_4080, "b1880",
            ("--n-gpu-layers=10",), "q8_0", version_known=False, gpu_known=False, engine="llama.cpp",
            why="llama.cpp PR #4957 (its author's comment of 2024-01-17, b1880 by date): Mixtral-8x7B with 10 of 33 "
@@ -1318,6 +1355,8 @@ EXCLUDED = {
     "vllm/v1-0.31.0-qwen25-7b-awq-h200-smoke.log": "search-index file 70347757402 (a test module's REAL_LOG_0_31): "
         "Qwen2.5-7B-Instruct-AWQ on an H200, vLLM 0.31.0, six lines; its gmu is not quoted (34.79 GiB of pool on a "
         "140 GiB GPU is no default) and the H200 is named only by the module's docstring",
+    "sglang/qwen38-27b-fp8-2x-mi355x-tp2-0.5.17-rocm-image.log": "farbodtavakkoli/OTel inference/sglang/llm/README.md "
+        "(MI355X, TP 2): Qwen3.8-27B-FP8 is not in gsg's catalog and no config of it is kept under benchmarks/vectors",
     "sglang/qwen38-27b-fp8-h100-0.5.18-gdn-f085.log": "farbodtavakkoli/OTel inference/sglang/llm/README.md (H100): "
         "Qwen3.8-27B-FP8 (Qwen3_5ForConditionalGeneration, hybrid GDN) is not in gsg's catalog and no config of it "
         "is kept under benchmarks/vectors",
@@ -1553,6 +1592,13 @@ EXCLUDED = {
     "llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log": "Qwen3.5-9B (qwen35) at b9849, --fit's 31 of 33 "
         "layers on a GTX 1070 Ti: facts from its GGUF header only (an unsloth UD quant, weights not rebuilt); the KV "
         "and the RS rows split by layer (the output layer first) held in test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-18-of-33.log": "Qwen3.5-9B (qwen35) at b9849, --fit's 18 "
+        "of 33 layers on an RTX 3060 Laptop: facts from its GGUF header only, as the GTX 1070 Ti run of the same "
+        "report; the KV and RS rows of both sides (160 / 96 MiB, 100.50 / 100.50 MiB) held in "
+        "test_llamacpp_recurrent.py",
+    "llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log": "the same card and model with -np 1 "
+        "(20 of 33 layers): facts from the GGUF header only; KV and RS rows (160 / 96 MiB, 29.31 / 20.94 MiB) held in "
+        "test_llamacpp_recurrent.py",
     "llama.cpp/qwen35-27b-b8586-rtx4070-26-of-65-compute-oom.log": "search-index file 58671331675: Qwen3.5-27B "
         "(qwen35) at b8586, -ngl 26 of 65 on an RTX 4070: gsg sizes llama.cpp's Gated DeltaNet layers from a GGUF "
         "header only (the catalog's config is refused, GSG030); the KV and RS rows of both devices are held in "

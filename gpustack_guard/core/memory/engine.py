@@ -670,6 +670,7 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         ctx_size=None if ctx_from_default else ctx,  # estimate_llamacpp resolves it again and says where from
         unset_ctx=unset_ctx,
         output_first=llamacpp_output_first(env or {}),
+        pipeline_off=llamacpp_pipeline_off(env or {}),
         kv_unified=unified,
         swa_full=_flag(flags, "swa-full"),
         parallel=P.LLAMACPP_AUTO_PARALLEL if parallel == EF.LLAMACPP_AUTO_PARALLEL else parallel,
@@ -764,6 +765,18 @@ def llamacpp_output_first(env: dict) -> bool | None:
                          f"'{P.LLAMACPP_OUTPUT_LAYER_FIRST}' or '{P.LLAMACPP_OUTPUT_LAYER_LAST}' (where -ngl puts "
                          "the output layer)")
     return text == P.LLAMACPP_OUTPUT_LAYER_FIRST
+
+
+def llamacpp_pipeline_off(env: dict) -> bool:
+    """Whether a run's log showed its scheduler without pipeline copies (profiles.LLAMACPP_PIPELINE_ENV). ValueError
+    for another value than 'off'."""
+    value = env.get(P.LLAMACPP_PIPELINE_ENV)
+    if value is None:
+        return False
+    if str(value).strip().lower() != P.LLAMACPP_PIPELINE_OFF:
+        raise ValueError(f"env {P.LLAMACPP_PIPELINE_ENV}={EF.shown(str(value))}: gsg reads "
+                         f"'{P.LLAMACPP_PIPELINE_OFF}' (the log printed no pipeline parallelism)")
+    return True
 
 
 # llama-server's flags that add buffer-type overrides, long and short spellings
@@ -893,7 +906,8 @@ def estimate(family: str, facts: ModelFacts, gpus: list[tuple[int, str]], flags:
 ENGINE_ENV = ("VLLM_PP_LAYER_PARTITION", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_USE_FLASHINFER_SAMPLER",
               "VLLM_USE_V2_MODEL_RUNNER",
               P.NCCL_P2P_DISABLE_ENV, P.NCCL_NVLS_ENABLE_ENV, P.VLLM_CHUNKED_LOCAL_HYBRID_ENV, P.SGLANG_AITER_HONOR_ENV,
-              P.LLAMACPP_OUTPUT_LAYER_ENV, P.VLLM_FP8_MARLIN_ENV, P.SGLANG_VLM_CACHE_ENV, P.SGLANG_MM_FEATURE_CACHE_ENV,
+              P.LLAMACPP_OUTPUT_LAYER_ENV, P.LLAMACPP_PIPELINE_ENV, P.VLLM_FP8_MARLIN_ENV, P.SGLANG_VLM_CACHE_ENV,
+              P.SGLANG_MM_FEATURE_CACHE_ENV,
               P.SGLANG_LEGACY_IPC_ENV)
 
 

@@ -4254,6 +4254,18 @@ LLAMACPP_OUTPUT_FIRST_SINCE = "b8164"
 # the vector's estimate_inputs.env, so a replay places the layers the same way.
 LLAMACPP_OUTPUT_LAYER_ENV = "GSG_LLAMACPP_OUTPUT_LAYER"
 LLAMACPP_OUTPUT_LAYER_FIRST, LLAMACPP_OUTPUT_LAYER_LAST = "first", "last"
+# Whether the run's scheduler kept pipeline copies, where its own log shows it and the build's options do not: from
+# PR #6017 llama_context prints "pipeline parallelism enabled (n_copies=N)" right after creating the scheduler, before
+# the compute buffers, whenever it enables it (src/llama.cpp llama_new_context_with_model in llama-cpp-python 0.2.62's
+# vendored llama.cpp, src/llama.cpp at 0.3.8's). It also needs every device to report async compute and events
+# (0.3.8's: "pipeline parallelism requires support for async compute and events in all devices"), and a CUDA or HIP
+# build with GGML_CUDA_NO_PEER_COPY reports no events (ggml-cuda.cu ggml_backend_cuda_device_get_props), as does a
+# build whose first reserve failed and retried without it. A log whose KV buffers and two or more devices' compute
+# buffers print without that line ran without copies (llama.cpp#12369: five Radeon VII, 2,664 MiB each, one KQ mask
+# apiece where four copies would hold three more): this deployment env key, which llama.cpp does not read, carries
+# "off" to the estimate (core/verify/compare.pipeline_env), and --record keeps it with the vector.
+LLAMACPP_PIPELINE_ENV = "GSG_LLAMACPP_PIPELINE"
+LLAMACPP_PIPELINE_OFF = "off"
 LLAMACPP_OUTPUT_FIRST_SOURCE = ("src/llama-model.cpp load_tensors i_gpu_start = n_layer + 1 - n_gpu_layers "
                                 "(llama.cpp PR #18148; llama-cpp-python 0.3.17's vendored 49bfddec to 0.3.36's "
                                 "0c1e57098; n_layer - n_gpu_layers at 0.3.16's 4227c9be)")

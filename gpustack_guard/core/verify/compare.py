@@ -273,7 +273,26 @@ def engine_env(log: ObservedLog, version: str | None = None) -> dict[str, str]:
 def printed_env(log: ObservedLog) -> dict[str, str]:
     """The part of engine_env the log's lines show, not assume (a silent sampler is an assumption): it wins over
     an environment the user gives, as a printed argument wins over the command line."""
-    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log), **output_layer_env(log)}
+    return {**generation_env(log), **printed_sampler_env(log), **p2p_env(log), **output_layer_env(log),
+            **pipeline_env(log)}
+
+
+def pipeline_env(log: ObservedLog) -> dict[str, str]:
+    """llama.cpp's scheduler without pipeline copies, as the log shows it (profiles.LLAMACPP_PIPELINE_ENV): a retry
+    without them, or two or more devices' compute buffers after the KV buffers with no "pipeline parallelism
+    enabled" line, which llama_context prints between the two whenever it keeps copies. Nothing for an excerpt that
+    starts at the compute buffers: the line may have been cut."""
+    if log.engine != P.LLAMACPP:
+        return {}
+    off = {MP.LLAMACPP_PIPELINE_ENV: MP.LLAMACPP_PIPELINE_OFF}
+    if log.engine_terms.get(P.PIPELINE_COPIES) == 1:
+        return off
+    kv, compute = log.matched.get(P.LLAMACPP_KV_BUFFER), log.matched.get(P.LLAMACPP_COMPUTE_BUFFER)
+    devices = [name for name, terms in log.gpu_ranks().items() if P.COMPUTE_BUFFER in terms]
+    shown = P.PIPELINE_COPIES in log.engine_terms or P.LLAMACPP_PIPELINE_ENABLED in log.matched
+    if shown or kv is None or compute is None or kv > compute or len(devices) < 2:
+        return {}
+    return off
 
 
 def output_layer_env(log: ObservedLog) -> dict[str, str]:
@@ -515,6 +534,29 @@ def estimated_terms(est: Estimate) -> dict[str, int | float]:
     if "pipeline_copies" in est.extra:
         terms[P.PIPELINE_COPIES] = est.extra["pipeline_copies"]
     return terms
+
+
+_DEVICE_NAME = re.compile(r"^(\D+?)(\d+)$")  # CUDA0, ROCm3, Vulkan1, MTL0, SYCL0: a backend and its index
+
+
+def same_device_terms(log: ObservedLog, est: Estimate, estimated: dict) -> dict:
+    """llama.cpp's terms of the device the log binds on, not of the estimate's fullest one: a log without its model
+    buffers binds on the device with the most KV and compute (llama.cpp#12369: 13 layers on ROCm0-3, 12 on ROCm4,
+    whose output layer makes it the estimate's fullest), and comparing two devices' caches is not a measurement.
+    The log's devices in index order stand for the estimate's in split order when one backend names them all and
+    their count is the estimate's (an unused iGPU's Vulkan0 or an RPC server leaves the comparison as it was)."""
+    per_device = est.extra.get("per_device")
+    binding = log.binding_rank()
+    if log.engine != P.LLAMACPP or not isinstance(per_device, list) or binding is None:
+        return estimated
+    named = [_DEVICE_NAME.match(name) for name in log.gpu_ranks()]
+    if not named or any(m is None for m in named) or len({m.group(1) for m in named if m}) != 1 \
+            or len(named) != len(per_device):
+        return estimated
+    order = sorted(named, key=lambda m: int(m.group(2)) if m else 0)
+    device = per_device[[m.group(0) for m in order if m].index(binding)]
+    return {**estimated, P.KV_CACHE: device["kv"], P.WEIGHTS: device["weights"], P.ACTIVATION: device["compute"],
+            **({P.COMPUTE_BUFFER: device["compute"]} if P.COMPUTE_BUFFER in estimated else {})}
 
 
 @dataclass(frozen=True)

@@ -946,6 +946,10 @@ SGLANG_PATTERNS = (
 # load_tensors' placement lines (their order says where -ngl put the output layer)
 LLAMACPP_OFFLOADING_OUTPUT = "llamacpp-offloading-output"
 LLAMACPP_OFFLOADING_REPEATING = "llamacpp-offloading-repeating"
+# the KV and compute buffer lines: their order says whether the pipeline line would have shown between them
+LLAMACPP_KV_BUFFER = "llamacpp-kv-buffer"
+LLAMACPP_COMPUTE_BUFFER = "llamacpp-compute-buffer"
+LLAMACPP_PIPELINE_ENABLED = "llamacpp-pipeline-enabled"
 # the KV cache types llama.cpp builds that the estimate sizes (ggml type names as its cache line prints them)
 KV_TYPES = r"f32|f16|bf16|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl"
 
@@ -1108,6 +1112,14 @@ LLAMACPP_PATTERNS = (
        "vendor/llama.cpp/src/llama-memory-recurrent.cpp@0.3.36 (llama-cpp-python's sdist, llama.cpp 0c1e57098: the "
        "format string; a public Qwen3.5-4B run at b8467 prints this line)",
        {RECURRENT_STATE: (RECURRENT_STATE, "MiB")}, kind="buffer"),
+    # the cache's cells where the excerpt keeps no n_ctx line (llama.cpp#11200, #12369): llama_kv_cache_init's own
+    # line, then the bare "init" of llama_kv_cache_unified::init, until the unified cache printed "size = ... cells"
+    _p("llamacpp-kv-size", LLAMACPP, "from llama_kv_cache_init's kv_size line (absent in llama-cpp-python 0.2.62's "
+       "vendored llama.cpp, src/llama-kv-cache.cpp:37 in 0.3.8's) to the unified cache's 'init' form",
+       r"\b(?:llama_kv_cache_init|init):\s+kv_size\s+=\s+" + _g(KV_TOKENS, INT) + ", offload = ",
+       "llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64, "
+       "can_shift = 1", "llama.cpp#11200; llama.cpp#12728 for the 'init:' form", {KV_TOKENS: (KV_TOKENS, "int")},
+       scope=ENGINE, kind="kv-cells"),
     _p("llamacpp-kv-cells", LLAMACPP, "b5600 to the newest (cells, layers and sequences of each cache)",
        r"(?:llama_kv_cache_unified|llama_kv_cache): size =\s+" + LC_NUM + r" MiB \(\s*" + _g("cells", INT) + " cells",
        "llama_kv_cache: size =  182.75 MiB (  4352 cells,  43 layers,  1/1 seqs), K (bf16):    0.00 MiB",
@@ -1225,6 +1237,9 @@ LLAMACPP_PATTERNS = (
        r"(?:pipeline parallelism enabled \(n_copies=|sched copies = )" + _g(PIPELINE_COPIES, INT),
        "llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)", "llama.cpp PR #6122",
        {PIPELINE_COPIES: (PIPELINE_COPIES, "int")}, scope=ENGINE),
+    # the line without its count, as later builds print it: the scheduler keeps copies, how many is not printed
+    _p(LLAMACPP_PIPELINE_ENABLED, LLAMACPP, "the builds whose line lost '(n_copies=N)' (llama.cpp#22404's)",
+       r"pipeline parallelism enabled$", "llama_context: pipeline parallelism enabled", "llama.cpp#22404"),
     _p("llamacpp-device", LLAMACPP, "b1000 to the newest (CUDA)",
        r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability",
        "  Device 0: NVIDIA GeForce RTX 4080, compute capability 8.9, VMM: yes", "mozilla-ai/llamafile PR #552",

@@ -226,6 +226,30 @@ def test_fit_partial_offload_of_qwen35_9b_on_four_slots_meets_the_b9849_log(tmp_
     assert log.ranks["CPU"][RECURRENT_STATE] == round(16.75 * MiB)
 
 
+@pytest.mark.parametrize("log_name,layers,slots,rows", [
+    # 18 of 33 with -np auto (4 slots): the output layer and blocks 15-31 on Vulkan1, 12 of the 24 gated delta net
+    # layers on each side at 8.375 MiB a layer for 4 sequences
+    ("qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-18-of-33.log", 18, 4, ("100.50", "100.50")),
+    # 20 of 33 with -np 1: blocks 13-31 on Vulkan1, 14 gated delta net layers there and 10 on the CPU, 2.09 MiB each
+    ("qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log", 20, 1, ("29.31", "20.94")),
+])
+def test_fit_keeping_part_of_qwen35_9b_on_a_6_gb_laptop_card_meets_the_b9849_logs(tmp_path, log_name, layers, slots,
+                                                                                   rows):
+    # The same report's RTX 3060 Laptop legs (search-index files 67608857635 and 67369886488). Of the eight attention
+    # layers (3, 7, ..., 31) 15, 19, 23, 27 and 31 are on Vulkan1 either way (5 x 32 MiB), 3, 7 and 11 on the CPU.
+    facts = _qwen35(tmp_path, 32, 4096, 4096, 16, 4)
+    est = estimate_llamacpp(facts, [6 * GiB], LlamaCppConfig(ctx_size=8192, gpu_layers=layers, parallel=slots,
+                                                             flash_attn_auto=True, flash_attn=True), version="b9849")
+    (gpu,) = est.extra["per_device"]
+    assert (f"{gpu['kv'] / MiB:.2f}", f"{est.extra['host']['kv'] / MiB:.2f}") == ("160.00", "96.00")
+    assert (f"{gpu['recurrent_state'] / MiB:.2f}", f"{est.extra['host']['recurrent_state'] / MiB:.2f}") == rows
+    log, _ = parse_log((LOGS / log_name).read_text().splitlines(True), "llama.cpp")
+    assert log.ranks["Vulkan1"][KV_CACHE] == gpu["kv"]
+    assert log.ranks["CPU"][KV_CACHE] == est.extra["host"]["kv"]
+    assert log.ranks["Vulkan1"][RECURRENT_STATE] == round(float(rows[0]) * MiB)
+    assert log.ranks["CPU"][RECURRENT_STATE] == round(float(rows[1]) * MiB)
+
+
 def test_user_set_partial_offload_of_qwen35_27b_at_131072_cells_meets_the_b8586_log(tmp_path):
     # A public session transcript (search-index file 58671331675): b8586's llama-server, Qwen3.5-27B Q4_K_S with
     # -ngl 26 -c 131072 -np 1 on an RTX 4070. The output layer and blocks 39-63 go to CUDA0, so 7 of the 16

@@ -310,3 +310,22 @@ def test_the_device_list_gives_the_total_of_each_device_the_start_up_used():
     # a listed device the load never used (the RPC server here) is no device of the deployment, nor is the host
     assert "RPC0" not in log.ranks and "CPU" not in log.ranks
     assert read(DEVICE_INFO).ranks == {}
+
+
+# -- the cache's cells where an excerpt keeps no n_ctx line (round 30: llama.cpp#11200, #12369, #11337) -----------
+
+@pytest.mark.parametrize("line", [
+    # llama_kv_cache_init's line (0.3.8's vendored src/llama-kv-cache.cpp:37, "%s: kv_size = %d, offload = %d, ...")
+    "llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 64, can_shift = 1",
+    # llama_kv_cache_unified::init's bare __func__ (0.3.9's 8733e0cf), behind a journal prefix as ollama logs it
+    "May 17 11:51:54 urano ollama[1900]: init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', "
+    "n_layer = 36, can_shift = 1",
+])
+def test_kv_size_gives_the_cells_and_so_the_context_to_rebuild(line):
+    log = read([line])
+    assert log.engine_terms[P.KV_TOKENS] == 32768
+    assert "--ctx-size=32768" in backend_args(log)
+
+
+def test_a_kv_size_inside_another_word_is_not_the_caches():
+    assert P.KV_TOKENS not in read(["llama_kv_cache_reinit: kv_size = 4096, offload = 1"]).engine_terms

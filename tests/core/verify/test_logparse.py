@@ -73,9 +73,20 @@ CASES = [
      {P.KV_CACHE: mib(12327.0), P.COMPUTE_BUFFER: 13_327_728_640, P.PIPELINE_COPIES: 4}),
     ("llama.cpp/phi35-build-exits.log", '6945', False, None, None, 2,
      {}),
-    # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache
+    # llama.cpp#11200: `version: N` is llama-cli's, not the server's `build:` line; two devices, q8_0 cache; the cells
+    # from llama_kv_cache_init's kv_size line, the excerpt keeping no n_ctx line (round 30)
     ("llama.cpp/qwen25-coder-32b-q8-kv-two-3090ti.log", None, True, None, 'CUDA0', 1,
-     {P.KV_CACHE: mib(2788.0), P.COMPUTE_BUFFER: mib(233.0), P.PIPELINE_COPIES: 4}),
+     {P.KV_CACHE: mib(2788.0), P.COMPUTE_BUFFER: mib(233.0), P.PIPELINE_COPIES: 4, P.KV_TOKENS: 32768}),
+    # round 30's ROCm logs: five Radeon VII whose excerpt starts at the cache (llama-cli's `version: 1` is a local
+    # build's, no build number), one RX 7900 XTX with a q8_0 cache and a draft model after it, and four MI100 under
+    # llama-cpp-python before pipeline parallelism (its host input buffer and "graph splits (measure)")
+    ("llama.cpp/qwen25-32b-q4km-5x-radeon-vii-rocm-32768-no-fa.log", None, True, None, 'ROCm0', 1,
+     {P.KV_CACHE: mib(1664.0), P.COMPUTE_BUFFER: mib(2664.0), P.KV_TOKENS: 32768}),
+    ("llama.cpp/qwen25-coder-32b-q8kv-rx7900xtx-rocm-32768.log", None, True, None, 'ROCm0', 1,
+     {P.KV_CACHE: mib(4352.0), P.COMPUTE_BUFFER: mib(307.0), P.KV_TOKENS: 32768}),
+    ("llama.cpp/mistral-7b-v02-q5km-4x-mi100-rocm-llama-cpp-python-4096.log", None, True, None, 'ROCm0', 0,
+     {P.WEIGHTS: mib(1327.12), P.KV_CACHE: mib(144.0), P.COMPUTE_BUFFER: mib(316.80), P.LAYERS_OFFLOADED: 33,
+      P.LAYERS_TOTAL: 33, P.KV_TOKENS: 4096}),
     # llama.cpp PR #4957: partial offload, the host layers' KV in CUDA_Host (pinned host memory, not the GPU)
     ("llama.cpp/mixtral-8x7b-instruct-q8-partial-15-layers.log", None, True, None, 'CUDA0', 1,
      {P.KV_CACHE: mib(30.0), P.COMPUTE_BUFFER: mib(108.03)}),
@@ -1004,6 +1015,16 @@ CASES = [
     ("llama.cpp/bielik-11b-q8-rocm-pro-vii-b7972-q8kv-40-of-51-kv-oom.log", '7972', False, 'out-of-memory', 'ROCm0', 0,
      {P.FREE_BEFORE_LOAD: mib(10874.0), P.WEIGHTS: mib(8753.58), P.KV_CACHE: 2_780_823_552, P.LAYERS_OFFLOADED: 40,
       P.LAYERS_TOTAL: 51, P.SEQUENCES: 4, P.KV_TOKENS: 32768}),
+    # round 30: the same model and build on an RTX 3060 Laptop (Vulkan1 beside the iGPU): --fit keeps 18 of 33
+    ("llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-18-of-33.log", None, True, None, 'Vulkan1', 0,
+     {P.FREE_AT_FIT: mib(5022), P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(3123.80), P.KV_CACHE: mib(160.0),
+      P.RECURRENT_STATE: mib(100.50), P.COMPUTE_BUFFER: mib(498.0), P.LAYERS_OFFLOADED: 18, P.LAYERS_TOTAL: 33,
+      P.SEQUENCES: 4, P.KV_TOKENS: 8192}),
+    # and with -np 1: one slot's recurrent rows leave room for two more layers (20 of 33)
+    ("llama.cpp/qwen35-9b-vulkan-rtx3060-laptop-b9849-fit-20-of-33-one-slot.log", None, True, None, 'Vulkan1', 0,
+     {P.FREE_AT_FIT: mib(5172), P.FREE_BEFORE_LOAD: mib(5223.0), P.WEIGHTS: mib(3393.11), P.KV_CACHE: mib(160.0),
+      P.RECURRENT_STATE: mib(29.31), P.COMPUTE_BUFFER: mib(498.0), P.LAYERS_OFFLOADED: 20, P.LAYERS_TOTAL: 33,
+      P.SEQUENCES: 1, P.KV_TOKENS: 8192}),
     ("llama.cpp/qwen35-9b-vulkan-gtx1070ti-b9849-fit-31-of-33.log", None, True, None, 'Vulkan0', 0,
      {P.FREE_AT_FIT: mib(6897), P.FREE_BEFORE_LOAD: mib(7501.0), P.WEIGHTS: mib(4854.94), P.KV_CACHE: mib(256.0),
       P.RECURRENT_STATE: mib(184.25), P.COMPUTE_BUFFER: mib(447.38), P.LAYERS_OFFLOADED: 31, P.LAYERS_TOTAL: 33,
@@ -1065,6 +1086,18 @@ CASES = [
       P.MAX_RUNNING: 128, P.MAX_MODEL_LEN: 131072}),
     # the docs CI's uncapped builds of 0.3.4-0.4.0 (Oct-Dec 2024): no K/V size line yet, the pool in tokens only;
     # the embedding and reward servers capture no CUDA graphs (no capture lines)
+    # round 30: the docs CI's Llama-3.1-8B at two more releases (0.4.0.post2 prints no KV line, 0.4.2's K and V
+    # sizes without #tokens), and Qwen3.8-27B-FP8 at TP 2 on MI355X as its README quotes it (no pool lines)
+    ("sglang/llama31-8b-tool-calling-docs-ci-h100-2025-02-0.4.2.post1.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(63.70), P.WEIGHTS: gib(78.81) - gib(63.70),
+      P.KV_CACHE: 2 * gib(27.12), P.FREE_AFTER_POOL: gib(8.45), P.KV_TOKENS: 444372, P.MAX_RUNNING: 2049,
+      P.MAX_MODEL_LEN: 131072}),
+    ("sglang/llama31-8b-completions-docs-ci-h100-2024-12-0.4.0.post2.log", None, True, None, 'TP0', 0,
+     {P.FREE_BEFORE_LOAD: gib(78.81), P.FREE_AFTER_LOAD: gib(63.72), P.WEIGHTS: gib(78.81) - gib(63.72),
+      P.FREE_AFTER_POOL: gib(8.34), P.KV_TOKENS: 444500, P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
+    ("sglang/qwen38-27b-fp8-2x-mi355x-tp2-0.5.17-rocm-image.log", None, True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(14.49), P.FREE_AFTER_LOAD: gib(264.75), P.KV_TOKENS: 3228418, P.MAX_RUNNING: 32,
+      P.MAX_MODEL_LEN: 262144}),
     ("sglang/llama31-8b-docs-ci-h100-2024-10-0.3.4.post2.log", None, True, None, 'TP0', 0,
      {P.FREE_BEFORE_LOAD: gib(78.59), P.FREE_AFTER_LOAD: gib(63.50), P.WEIGHTS: gib(78.59) - gib(63.50),
       P.FREE_AFTER_POOL: gib(8.37), P.KV_TOKENS: 442913, P.MAX_RUNNING: 2049, P.MAX_MODEL_LEN: 131072}),
@@ -1154,7 +1187,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 171, "sglang": 66, "llama.cpp": 58}
+    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 63}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

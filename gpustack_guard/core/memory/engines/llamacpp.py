@@ -61,6 +61,7 @@ class LlamaCppConfig:
     # -ngl's placement as the run's log showed it: True the output layer first, False last, None by the build
     # (profiles.LLAMACPP_OUTPUT_LAYER_ENV)
     output_first: bool | None = None
+    pipeline_off: bool = False  # the run's log showed no pipeline copies (profiles.LLAMACPP_PIPELINE_ENV)
     unset_ctx: int | None = None  # what an unset -c counts as: None is the engine's default by build; GPUStack's
     #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
@@ -266,9 +267,10 @@ def offloaded_blocks(offload: int, n_layer: int, version: str | None,
 def pipeline_copies(cfg: LlamaCppConfig, devices_used: int, full_offload: bool, version: str | None) -> int:
     """n_copies the scheduler keeps of each split's inputs: GGML_SCHED_MAX_COPIES when llama_context enables
     pipeline parallelism (several devices, full offload, layer split, KV offloaded, no tensor overrides), else 1
-    (profiles.LLAMACPP_PIPELINE_PARALLEL_SINCE)."""
+    (profiles.LLAMACPP_PIPELINE_PARALLEL_SINCE); 1 where the run's log showed none (profiles.LLAMACPP_PIPELINE_ENV)."""
     parallel = (devices_used > 1 and full_offload and cfg.split_mode == "layer" and not cfg.no_kv_offload
-                and not cfg.tensor_overrides and _since(version, P.LLAMACPP_PIPELINE_PARALLEL_SINCE))
+                and not cfg.tensor_overrides and not cfg.pipeline_off
+                and _since(version, P.LLAMACPP_PIPELINE_PARALLEL_SINCE))
     return P.LLAMACPP_SCHED_MAX_COPIES if parallel else 1
 
 
