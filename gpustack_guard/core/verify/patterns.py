@@ -1254,6 +1254,20 @@ LLAMACPP_PATTERNS = (
        "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
        "llama.cpp#23858 (build 9389, two Strix Halo over RPC); llama.cpp#26208 (build 10644, its cmn prefix)",
        kind="device-info"),
+    # --split-mode tensor: llama.cpp joins the GPUs into one "Meta" device and lists them (llama_prepare_model_devices
+    # at 0c1e57098; llama_model_load_from_file_impl when PR #19378 came, b8738). Its buffers are then one
+    # "Meta(...)" buffer type, named "Meta()" until ggml-backend-meta.cpp's names are fixed (llama.cpp PR #25688):
+    # the members listed here are the devices those lines hold one share each of (logparse._meta_ranks)
+    _p("llamacpp-meta-device", LLAMACPP, "b8738 to the newest (--split-mode tensor)",
+       r"creating a Meta device (?:for tensor parallelism from|with) [0-9]+ devices",
+       "llama_prepare_model_devices: creating a Meta device for tensor parallelism from 2 devices:",
+       "src/llama.cpp@0c1e57098 llama_prepare_model_devices (llama-cpp-python 0.3.36); JohannesGaessler/llama.cpp "
+       "PR #16 (the line's first form)", kind="meta-device"),
+    _p("llamacpp-meta-member", LLAMACPP, "b8738 to the newest (--split-mode tensor)",
+       r"(?:llama_prepare_model_devices|llama_model_load_from_file_impl):\s+- device [0-9]+: (?P<member>[^\s(]+)",
+       "llama_prepare_model_devices: - device 1: CUDA1 (NVIDIA GeForce RTX 3090)",
+       "src/llama.cpp@0c1e57098 llama_prepare_model_devices; JohannesGaessler/llama.cpp PR #16 ('- device 2: RPC0 "
+       "(127.0.0.1:50052)')", kind="meta-member"),
     _p("llamacpp-device-vram", LLAMACPP, "spring 2026 to the newest (llama.cpp PR #20185: ', VRAM: N MiB')",
        r"\bDevice (?P<index>\d+): [^,]+, .*?\bVRAM: " + _g(GPU_MEMORY, INT) + r" MiB",
        "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB",
