@@ -1167,7 +1167,7 @@ class LogParser:
             # llama.cpp's cache line names its K and V types in its own words, not as key=value, and its resolved
             # flash attention likewise
             log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v", "flash_attn",
-                                                          "gguf_file_type") if groups.get(key)})
+                                                          "gguf_file_type", "kv_unified_per_slot") if groups.get(key)})
         elif kind == "model":
             log.model = masked("model")
         return True

@@ -1124,6 +1124,18 @@ LLAMACPP_PATTERNS = (
        "llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
        "544.00 MiB", "search-index file 65940070224 (ollama's llama runner, 2026); fedora-copr/logdetective PR #106 "
        "for the 'KV self size' form", kind="arg-update"),
+    # --kv-unified-per-slot N (PR #24124): the server names N where it sizes the pool (no -c) and where the cap binds;
+    # the pool itself is the context's n_ctx line, the cap the slot length the rebuild needs
+    _p("llamacpp-kv-per-slot-pool", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot without -c)",
+       r"--kv-unified-per-slot: sizing KV pool to n_parallel \* kv_unified_per_slot = [0-9]+ \* "
+       r"(?P<kv_unified_per_slot>[0-9]+) = [0-9]+",
+       "srv          main: --kv-unified-per-slot: sizing KV pool to n_parallel * kv_unified_per_slot = 4 * 4096 = "
+       "16384", "tools/server/server.cpp@0c1e57098 (llama-cpp-python 0.3.36: the format string; the line comes with "
+       "llama.cpp PR #24124, whose runs quote no such line)", kind="arg-update"),
+    _p("llamacpp-kv-per-slot-cap", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot under n_ctx_seq)",
+       r"capping per-slot context \([0-9]+\) to --kv-unified-per-slot \((?P<kv_unified_per_slot>[0-9]+)\)",
+       "0.03.025.317 I srv    load_model: capping per-slot context (16384) to --kv-unified-per-slot (4096)",
+       "llama.cpp PR #24124 (its run of Qwen3.5-4B); tools/server/server-context.cpp@0c1e57098", kind="arg-update"),
     # the GGUF's file type as the loader names it (llama_model_ftype_name: "mostly Q4_K - Medium" until mid-2023,
     # "Q4_K - Medium" after; ik_llama.cpp's own types add their bits per weight): the weights format the rebuild
     # needs when --quantization is not given (compare.logged_gguf_quantization), else a GGUF of a catalog model is
