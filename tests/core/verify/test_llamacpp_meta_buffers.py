@@ -72,3 +72,15 @@ def test_without_a_device_list_the_share_stays_one_rank_and_a_new_list_replaces_
 def test_a_layer_split_log_is_unchanged():
     log = parse([line.replace("Meta()", "CUDA0") for line in LOAD])
     assert log.ranks["CUDA0"] == SHARE and not any(flag.startswith("--split-mode") for flag in backend_args(log))
+
+
+def test_verify_rebuilds_a_tensor_split_on_the_listed_gpus(gsg, tmp_path):
+    import json
+    log = tmp_path / "engine.log"
+    log.write_text("\n".join(["build: 10507 (0c1e5709) with cc (Ubuntu 13.3.0) for x86_64-linux-gnu", *HEADER,
+                              *LOAD]) + "\n")
+    doc = json.loads(gsg("verify", "--log", str(log), "-m", "meta-llama/Llama-3.1-8B-Instruct", "--quantization",
+                         "q4_k_m", "--gpu-memory", "24GiB", "-o", "json").out)
+    assert "--split-mode=tensor" in doc["backend_args"] and set(doc["ranks"]) >= {"CUDA0", "CUDA1"}
+    # Llama-3.1-8B's 8 KV heads, 4 a GPU: 8,192 cells x 32 layers x 4 heads x 512 bytes, as the Meta line holds
+    assert doc["observed"][P.KV_CACHE] == doc["estimated"][P.KV_CACHE] == 512 * MiB
