@@ -72,3 +72,19 @@ def test_the_variable_reads_as_the_flag(gsg):
     row = next(row for row in P.llamacpp_env_args("b10507") if row.option == "kv-unified-per-slot")
     assert (row.env, row.kind) == ("LLAMA_ARG_KV_UNIFIED_PER_SLOT", "value")
     assert all(row.option != "kv-unified-per-slot" for row in P.llamacpp_env_args("b9518"))
+
+
+@pytest.mark.parametrize("model, cell", [("Qwen/Qwen2.5-7B", 57344), ("meta-llama/Llama-3.1-8B-Instruct", 131072)])
+def test_the_variable_sizes_the_pool_and_the_flag_beats_it(model, cell):
+    from gpustack_guard.adapters.model_sources.catalog import catalog_facts
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+    from gpustack_guard.core.units import GiB
+
+    def run(flags, env):
+        return engine.estimate("llamacpp", catalog_facts(model), [(80 * GiB, "NVIDIA H100 80GB HBM3")], flags,
+                               "b10507", Policy(), env=env)
+    est = run({}, {"LLAMA_ARG_KV_UNIFIED_PER_SLOT": "2048"})
+    assert (est.kv_capacity_tokens, est.max_model_len, est.kv_cache) == (8192, 2048, 8192 * cell)
+    est = run({"kv-unified-per-slot": "1024"}, {"LLAMA_ARG_KV_UNIFIED_PER_SLOT": "2048"})
+    assert (est.kv_capacity_tokens, est.max_model_len) == (4096, 1024)

@@ -82,3 +82,16 @@ def test_what_llama_cpp_refuses(gsg):
 def test_head_split(heads, head_dim, gqa, fractions, rotation, expected):
     assert TS.head_split(heads, head_dim, gqa, fractions, rotation) == expected
     assert sum(expected) == heads * head_dim
+
+
+def test_fit_gives_up_so_an_unset_context_stays_the_trained_one(gsg):
+    # common/fit.cpp@0c1e57098: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR" -> the arguments run as
+    # given, n_ctx 0 = the trained 131,072; with layer split --fit shortens it on two 12 GiB GPUs
+    def run(*flags):
+        result = gsg("estimate", *LLAMA, "--gpu-memory", "12GiB", "--gpus", "2", "--backend", "llama.cpp", "-o",
+                     "json", "--backend-version", "b10507", "--", *flags)
+        return json.loads(result.out)
+    tensor = run("-sm", "tensor")
+    assert tensor["kv_capacity_tokens"] == 131072 and tensor["extra"]["context"]["source"] == "engine-default"
+    assert "fit" not in tensor["extra"]
+    assert run()["extra"]["context"]["source"] == "fit-shortened"
