@@ -647,6 +647,10 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         known = ", ".join(row.mode for row in P.LLAMACPP_SPLIT_MODES if P.llamacpp_split_mode(row.mode, version))
         raise EF.FlagValueError("split-mode", split_mode, f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} "
                                                           f"takes {known}")
+    if facts is not None and LC.arch_key(facts.architecture) in mode.refused:
+        raise EF.FlagValueError("split-mode", split_mode, f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} "
+                                f"does not split {facts.architecture} by tensor ('LLAMA_SPLIT_MODE_TENSOR not "
+                                "implemented for architecture', src/llama-model.cpp@0c1e57098): it exits at load")
     if mode.kv == "shares":
         # llama_context turns flash attention on for it (auto) or refuses to start; common/fit.cpp gives up on it
         if setting is not None and not flash:

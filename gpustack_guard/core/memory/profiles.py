@@ -4414,6 +4414,18 @@ class LlamaCppSplitMode(NamedTuple):  # a table row: tuple-built, no generated m
     weights: str
     kv: str
     source: str
+    # architectures (engines/llamacpp.arch_key spellings) whose load throws "LLAMA_SPLIT_MODE_TENSOR not implemented
+    # for architecture": llama-server exits
+    refused: frozenset[str] = frozenset()
+
+
+# llm_arch_supports_sm_tensor's false list at 0c1e57098 (src/llama-arch.cpp), by llama.cpp's arch names and the HF
+# class names that differ from them; earlier builds refused more (lfm2 was added by PR #26993), which gsg has not read
+_TENSOR_REFUSED = frozenset({
+    "grok", "grok1", "mpt", "plamo2", "minicpm3", "gemma3n", "mamba", "mamba2", "jamba", "falconh1", "olmo2",
+    "olmoe", "deepseek2", "deepseekv2", "deepseekv3", "deepseek32", "deepseekv32", "hyv4", "dots3note", "glmdsa",
+    "bitnet", "t5", "nemotronh", "nemotronhmoe", "granitehybrid", "granitemoehybrid", "minimax01", "minimaxm2",
+    "minimaxm3", "mistral4", "kimilinear", "bailingmoe3", "kimik3", "glm5next", "qwen3tts", "qwen4exp"})
 
 
 # -sm none|layer|row read in every vendored common/arg.cpp gsg has (llama-cpp-python 0.3.10's 8846aace to 0.3.36's
@@ -4434,7 +4446,7 @@ LLAMACPP_SPLIT_MODES = (
     LlamaCppSplitMode("b8738", "tensor", "shares", "shares",
                       "common/arg.cpp@0c1e57098 -sm tensor; src/llama-model.cpp@0c1e57098 "
                       "llama_meta_device_get_split_state; ggml/src/ggml-backend-meta.cpp@0c1e57098; llama.cpp PR "
-                      "#19378, first in release b8738"),
+                      "#19378, first in release b8738", _TENSOR_REFUSED),
 )
 LLAMACPP_SPLIT_TENSOR_SINCE = "b8738"
 _SPLIT_MODE_KEYS = tuple((known_version(row.since), row) for row in LLAMACPP_SPLIT_MODES)

@@ -95,3 +95,15 @@ def test_fit_gives_up_so_an_unset_context_stays_the_trained_one(gsg):
     assert tensor["kv_capacity_tokens"] == 131072 and tensor["extra"]["context"]["source"] == "engine-default"
     assert "fit" not in tensor["extra"]
     assert run()["extra"]["context"]["source"] == "fit-shortened"
+
+
+@pytest.mark.parametrize("model", [("-m", "allenai/OLMo-2-0425-1B"), ("-m", "deepseek-ai/DeepSeek-V3", "-q",
+                                                                     "q4_k_m")])
+def test_architectures_llama_cpp_does_not_split_by_tensor_are_refused(gsg, model):
+    # llm_arch_supports_sm_tensor (src/llama-arch.cpp@0c1e57098) is false for olmo2 and deepseek2: the load throws
+    run = gsg("estimate", *model, "--gpu-memory", "80GiB", "--gpus", "2", "--backend", "llama.cpp",
+              "--backend-version", "b10507", "--", "-sm", "tensor", "-c", "4096")
+    assert run.code != 0 and "'LLAMA_SPLIT_MODE_TENSOR not implemented for architecture'" in run.err
+    layer = gsg("estimate", *model, "--gpu-memory", "80GiB", "--gpus", "2", "--backend", "llama.cpp",
+                "--backend-version", "b10507", "--", "-c", "4096")
+    assert "GSG016" not in layer.err
