@@ -164,7 +164,7 @@ LLAMACPP_SHORT_ONLY = frozenset({"c", "ngl", "np", "b", "ub", "ctk", "ctv", "fa"
 LLAMACPP_LONG_ONLY = frozenset({"ctx-size", "gpu-layers", "n-gpu-layers", "parallel", "batch-size", "ubatch-size",
                                 "cache-type-k", "cache-type-v", "flash-attn", "tensor-split", "no-kv-offload",
                                 "split-mode", "main-gpu", "threads", "kv-unified", "no-kv-unified", "fit-target",
-                                "fit-ctx", "override-tensor", "cpu-moe", "n-cpu-moe"})
+                                "fit-ctx", "override-tensor", "cpu-moe", "n-cpu-moe", "kv-unified-per-slot"})
 
 
 def dash_problem(name: str, family: str) -> str | None:

@@ -523,7 +523,7 @@ def llamacpp_auto_default(version: str | None) -> bool:
 def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
     parsed = parse_version(version)
     recent = _at_least(parsed, LLAMACPP_AUTO_SINCE)
-    flags = (
+    flags: tuple[NumericFlag, ...] = (
         NumericFlag("ctx-size", cpp_stoi, SIZE_OR_ZERO, STOI),
         NumericFlag("parallel", cpp_stoi, POSITIVE_OR_AUTO if recent else POSITIVE, STOI),
         NumericFlag("gpu-layers", _llamacpp_layers if recent else cpp_stoi, LAYERS_AUTO if recent else LAYERS,
@@ -537,6 +537,9 @@ def _llamacpp_flags(version: str | None) -> dict[str, NumericFlag]:
         # any int: a negative one is a uint32 above every context in fit.cpp, so --fit never shortens it
         NumericFlag("fit-ctx", cpp_stoi, Range(lambda v: True, "a whole number of cells"), STOI),
     )
+    # any int: tools/server reads only N > 0 as set
+    if _at_least(parse_version(version or DEFAULT_VERSIONS["llamacpp"]), P.LLAMACPP_KV_PER_SLOT_SINCE):
+        flags += (NumericFlag("kv-unified-per-slot", cpp_stoi, WHOLE, STOI),)
     return {f.key: f for f in flags}
 
 

@@ -650,14 +650,33 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         fit = LC.fit_active(_text(flags.get("fit")), version)
     except ValueError as exc:
         raise EF.FlagValueError("fit", str(flags.get("fit")), str(exc)) from None
+    split_mode = str(flags.get("split-mode") or "layer").strip().lower()
+    mode = P.llamacpp_split_mode(split_mode, version)
+    if mode is None:  # common/arg.cpp: "invalid value", llama-server exits
+        known = ", ".join(row.mode for row in P.LLAMACPP_SPLIT_MODES if P.llamacpp_split_mode(row.mode, version))
+        raise EF.FlagValueError("split-mode", split_mode, f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} "
+                                                          f"takes {known}")
+    if facts is not None and LC.arch_key(facts.architecture) in mode.refused:
+        raise EF.FlagValueError("split-mode", split_mode, f"llama.cpp {version or P.DEFAULT_VERSIONS['llamacpp']} "
+                                f"does not split {facts.architecture} by tensor ('LLAMA_SPLIT_MODE_TENSOR not "
+                                "implemented for architecture', src/llama-model.cpp@0c1e57098): it exits at load")
+    if mode.kv == "shares":
+        # llama_context turns flash attention on for it (auto) or refuses to start; common/fit.cpp gives up on it
+        if setting is not None and not flash:
+            raise EF.FlagValueError("flash-attn", setting, "--split-mode tensor needs flash attention: llama_context "
+                                                           "refuses to start without it (llama-context.cpp@0c1e57098)")
+        flash, flash_auto, fit = True, flash_auto or setting is None, False
     auto_slots = parallel == EF.LLAMACPP_AUTO_PARALLEL or (parallel is None and EF.llamacpp_auto_default(version))
     # llama-server unifies the cache when the slot count is automatic, -kvu/--no-kvu decide otherwise
     unified = not _flag(flags, "no-kv-unified") and (_flag(flags, "kv-unified") or auto_slots or not parallel)
     streams = LC.kv_streams(LlamaCppConfig(parallel=parallel, kv_unified=unified), version) if parallel else 1
     unset_ctx = P.GPUSTACK_BOOKING_CTX if booking else None
+    # --kv-unified-per-slot: a build before it has no such flag, llama-server exits (not read here)
+    per_slot = max(0, value("kv-unified-per-slot") or 0) \
+        if "kv-unified-per-slot" in EF.numeric_flags("llamacpp", version) else 0
     if ctx is None and facts is not None:  # the n_ctx the build starts with, checked against the slots as -c is
         ctx = LC.default_context(facts, LlamaCppConfig(parallel=parallel, kv_unified=unified, fit=fit,
-                                                       unset_ctx=unset_ctx), version)["ctx_size"]
+                                                       unset_ctx=unset_ctx, slot_cap=per_slot), version)["ctx_size"]
         ctx_from_default = True
     else:
         ctx_from_default = False
@@ -682,11 +701,13 @@ def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None
         flash_attn=flash, flash_attn_auto=flash_auto,
         no_kv_offload=_flag(flags, "no-kv-offload"),
         tensor_split=value("tensor-split"),
-        split_mode=str(flags.get("split-mode") or "layer").strip().lower(),
+        split_mode=split_mode,
+        slot_cap=per_slot,
         tensor_overrides=any(key in flags for key in OVERRIDE_FLAGS),
         buft_overrides=_buft_overrides(flags, version, facts),
         # gguf-parser books the arguments as given: llama.cpp's --fit runs in the engine, after the scheduler
-        fit=fit and not booking, ctx_given="ctx-size" in flags,
+        # a pool --kv-unified-per-slot sized is a context set before --fit runs
+        fit=fit and not booking, ctx_given="ctx-size" in flags or (per_slot > 0 and not booking),
         layers_given=layers is not None and layers != EF.LLAMACPP_AUTO_LAYERS,
         **_fit_limits(flags, version),
         platform_footprint=P.LLAMACPP_PLATFORM_FOOTPRINT if policy.platform_footprint is None

@@ -4496,6 +4496,72 @@ QUANT_MIN_CAPABILITY: tuple[QuantCapabilityRow, ...] = (
                        f"{_SQ}/fpgemm_fp8.py@v0.5.10 .. @v0.5.12.post1"),
 )
 
+class LlamaCppSplitMode(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """What one --split-mode value does to the GPUs' buffers, from build `since` on. weights/kv: "layers" (whole
+    layers and their KV per device, by -ts or free memory), "shares" (every split tensor cut across all devices by
+    -ts, evenly without it: the weights by their rows, the KV cache by whole KV heads), or "engine" (gsg keeps its
+    layer arithmetic: none, row)."""
+
+    since: str
+    mode: str
+    weights: str
+    kv: str
+    source: str
+    # architectures (engines/llamacpp.arch_key spellings) whose load throws "LLAMA_SPLIT_MODE_TENSOR not implemented
+    # for architecture": llama-server exits
+    refused: frozenset[str] = frozenset()
+
+
+# llm_arch_supports_sm_tensor's false list at 0c1e57098 (src/llama-arch.cpp), by llama.cpp's arch names and the HF
+# class names that differ from them; earlier builds refused more (lfm2 was added by PR #26993), which gsg has not read
+_TENSOR_REFUSED = frozenset({
+    "grok", "grok1", "mpt", "plamo2", "minicpm3", "gemma3n", "mamba", "mamba2", "jamba", "falconh1", "olmo2",
+    "olmoe", "deepseek2", "deepseekv2", "deepseekv3", "deepseek32", "deepseekv32", "hyv4", "dots3note", "glmdsa",
+    "bitnet", "t5", "nemotronh", "nemotronhmoe", "granitehybrid", "granitemoehybrid", "minimax01", "minimaxm2",
+    "minimaxm3", "mistral4", "kimilinear", "bailingmoe3", "kimik3", "glm5next", "qwen3tts", "qwen4exp"})
+
+
+# -sm none|layer|row read in every vendored common/arg.cpp gsg has (llama-cpp-python 0.3.10's 8846aace to 0.3.36's
+# 0c1e57098). -sm tensor: ggml-org/llama.cpp PR #19378 (backend-agnostic tensor parallelism), first released in
+# b8738 (2026-04-09 release notes); read at 0c1e57098: llama.cpp builds one "Meta" device of every GPU
+# (src/llama.cpp llama_prepare_model_devices), llama_meta_device_get_split_state (src/llama-model.cpp) cuts the
+# matmul weights, the output and the K/V caches (cache_k_l*, cache_v_l* on axis 0 in whole KV heads, the remainder
+# rotated by layer) across them, mirrors norms and biases, and the Meta buffer holds one buffer per GPU whose size
+# it reports as the largest one's (ggml/src/ggml-backend-meta.cpp ggml_backend_meta_alloc_ctx_tensors_from_buft).
+# llama_context turns flash attention on for it (auto) or refuses to start without it, builds no pipeline copies
+# (pipeline_parallel needs LLAMA_SPLIT_MODE_LAYER), and common/fit.cpp gives up ("not implemented for
+# SPLIT_MODE_TENSOR"): the arguments run as given.
+_SPLIT_ARG = "common/arg.cpp -sm {none,layer,row} (llama-cpp-python 0.3.10's 8846aace .. 0.3.36's 0c1e57098)"
+LLAMACPP_SPLIT_MODES = (
+    LlamaCppSplitMode("b0", "none", "layers", "layers", _SPLIT_ARG),
+    LlamaCppSplitMode("b0", "layer", "layers", "layers", _SPLIT_ARG),
+    LlamaCppSplitMode("b0", "row", "engine", "layers", _SPLIT_ARG),
+    LlamaCppSplitMode("b8738", "tensor", "shares", "shares",
+                      "common/arg.cpp@0c1e57098 -sm tensor; src/llama-model.cpp@0c1e57098 "
+                      "llama_meta_device_get_split_state; ggml/src/ggml-backend-meta.cpp@0c1e57098; llama.cpp PR "
+                      "#19378, first in release b8738", _TENSOR_REFUSED),
+)
+LLAMACPP_SPLIT_TENSOR_SINCE = "b8738"
+_SPLIT_MODE_KEYS = tuple((known_version(row.since), row) for row in LLAMACPP_SPLIT_MODES)
+
+
+def llamacpp_split_mode(mode: str, version: str | None) -> LlamaCppSplitMode | None:
+    """The row of a --split-mode value the build takes, None where common/arg.cpp refuses it ("invalid value")."""
+    release = arithmetic_release("llamacpp", version)
+    return next((row for since, row in _SPLIT_MODE_KEYS if row.mode == mode and release >= since), None)
+
+
+# --kv-unified-per-slot N (llama.cpp PR #24124, June 2026), read at 0c1e57098 (gsg's newest modelled build, counted
+# as b10507; public --help audits first list it between b10502 and b10734): tools/server/server.cpp sizes the pool
+# n_ctx = n_parallel x N when -c is not given (-c 0 and -c N keep theirs; --fit then sees a context set and does not
+# shorten it) and logs "--kv-unified-per-slot: sizing KV pool to n_parallel * kv_unified_per_slot = ..."; every slot
+# holds min(n_ctx_seq, N) tokens (server-context.cpp n_ctx_slot, "capping per-slot context (...) to
+# --kv-unified-per-slot (...)"). The cache itself is whatever n_ctx gives: the flag adds no buffer.
+LLAMACPP_KV_PER_SLOT_SINCE = "b10507"
+LLAMACPP_KV_PER_SLOT_SOURCE = ("tools/server/server.cpp + tools/server/server-context.cpp n_ctx_slot@0c1e57098 "
+                               "(llama-cpp-python 0.3.36); llama.cpp PR #24124")
+
+
 class LlamaCppEnvArg(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """One llama-server option that common/arg.cpp also reads from the environment (`.set_env(...)`), from one
     build on. kind: "value" (the text is the flag's value), "switch" (a handler without a value: a truthy text,
@@ -4547,6 +4613,8 @@ LLAMACPP_ENV_ARGS = (
     LlamaCppEnvArg("fit-target", "LLAMA_ARG_FIT_TARGET", "b9518", "value", None, _ENV_B9518),
     LlamaCppEnvArg("fit-ctx", "LLAMA_ARG_FIT_CTX", "b9518", "value", None, _ENV_B9518),
     LlamaCppEnvArg("override-tensor", "LLAMA_ARG_OVERRIDE_TENSOR", "b9518", "value", None, _ENV_B9518),
+    LlamaCppEnvArg("kv-unified-per-slot", "LLAMA_ARG_KV_UNIFIED_PER_SLOT", LLAMACPP_KV_PER_SLOT_SINCE, "value", None,
+                   "common/arg.cpp@0c1e57098 .set_env(\"LLAMA_ARG_KV_UNIFIED_PER_SLOT\") (llama-cpp-python 0.3.36)"),
 )
 _ENV_ARG_KEYS = tuple((known_version(row.since), row) for row in LLAMACPP_ENV_ARGS)
 LLAMACPP_ENV_PREFIX = "LLAMA_ARG_"

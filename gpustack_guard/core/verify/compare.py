@@ -421,8 +421,11 @@ def _llamacpp_args(log: ObservedLog, version: str | None = None) -> dict[str, ob
         args[key] = True
     if "llamacpp-swa-full" in log.matched:  # a window cache of the full cache's cells
         args["swa_full"] = True
-    if log.args.get("split_mode") == "row":  # split buffers: one copy of the graph inputs, --fit pinned
-        args["split_mode"] = "row"
+    # split buffers: one copy of the graph inputs, --fit pinned (row); Meta buffers: each GPU a share (tensor)
+    if log.args.get("split_mode") in ("row", "tensor"):
+        args["split_mode"] = log.args["split_mode"]
+    if log.args.get("kv_unified_per_slot"):  # each slot's cap: the slot length of a pool the n_ctx line gives
+        args["kv_unified_per_slot"] = int(str(log.args["kv_unified_per_slot"]))
     if log.args.get("override_tensor"):  # weights moved by buffer overrides: every moved tensor's name and buffer
         args["override_tensor"] = exact_overrides(str(log.args["override_tensor"]))
     # the context's printed batch sizes and flash attention (auto is the default gsg counts as on)

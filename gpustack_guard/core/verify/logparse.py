@@ -391,6 +391,9 @@ class _EngineState:
     # another process's list.
     gpu_backend: str = "CUDA"
     device_totals: dict[str, Number] = field(default_factory=dict)
+    # llama.cpp's --split-mode tensor: the GPUs its Meta device joins, as listed before the model loads (kept over a
+    # restart like the device list: the load line that restarts comes after them)
+    meta_members: list[str] = field(default_factory=list)
     began: int = 1  # the line the start-up read began on
     # the last earlier start-up that reached an outcome (_complete), as it stood when the next one began: read when
     # the last start-up has none (a restart still loading, a log cut in it)
@@ -502,11 +505,33 @@ def _restart(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | No
         state.log.gpu_name = carried[1]
 
 
+_META = re.compile(r"Meta\((?P<members>[^)]*)\)$")
+
+
+def _meta_ranks(state: _EngineState, rank: str) -> tuple[str, ...]:
+    """The devices a llama.cpp figure is each one's: a Meta buffer (--split-mode tensor) gives the largest GPU's
+    share of the buffer (ggml-backend-meta.cpp: the max of its per-device buffers), so each member it names, or
+    the Meta device's listed GPUs where its name is "Meta()", takes it; any other buffer is its own device's."""
+    m = _META.match(rank)
+    if m is None:
+        return (rank,)
+    state.log.args["split_mode"] = "tensor"
+    members = tuple(name for name in m.group("members").split(",") if name) or tuple(state.meta_members)
+    return members[:MAX_RANKS] or (rank,)
+
+
 def _found_device(state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
     """ggml_cuda_init's header (the backend, a new process's device list) or one of its device lines (the total,
     kept by the name the device's buffers use: "Device 1" of a ROCm build is ROCm1). True when the line was one."""
     if pattern.kind == "gpu-backend":
         state.gpu_backend, state.device_totals = groups["backend"] or state.gpu_backend, {}
+        return True
+    if pattern.kind == "meta-device":  # another Meta device's list begins
+        state.meta_members = []
+        return True
+    if pattern.kind == "meta-member":
+        if len(state.meta_members) < MAX_RANKS:
+            state.meta_members.append(groups["member"] or "")
         return True
     if pattern.kind not in ("device-vram", "device-info"):
         return False
@@ -898,14 +923,21 @@ class LogParser:
             state.swa_split.add(rank)
             log.ranks.get(rank, {}).pop(P.KV_CACHE, None)
         pooled = pattern.id in P.SGLANG_POOL_LINES and (rank in state.swa_split or groups.get("pool_label") == "SWA ")
-        self._read_terms(log, pattern, groups, rank, pooled=pooled)
-        if rank in log.ranks:
-            _derive_rank_terms(pattern, log.ranks[rank])
-        if pattern.engine == P.LLAMACPP and pattern.scope == P.RANK and pattern.terms:
-            self._note_pre_load(state, pattern, rank)
+        self._read_rank(state, pattern, groups, rank, pooled)
         if pattern.id in P.LLAMACPP_CONTEXT_BUILT:  # every compute buffer was reserved: the context was built
             log.started = True
             self._went_on(state, "built its context")
+
+    def _read_rank(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None], rank: str,
+                   pooled: bool) -> None:
+        """A line's figures into its rank, or into each GPU a llama.cpp Meta buffer holds a share on."""
+        log = state.log
+        for share in _meta_ranks(state, rank) if pattern.engine == P.LLAMACPP else (rank,):
+            self._read_terms(log, pattern, groups, share, pooled=pooled)
+            if share in log.ranks:
+                _derive_rank_terms(pattern, log.ranks[share])
+            if pattern.engine == P.LLAMACPP and pattern.scope == P.RANK and pattern.terms:
+                self._note_pre_load(state, pattern, share)
 
     def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
         """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""
@@ -1135,7 +1167,7 @@ class LogParser:
             # llama.cpp's cache line names its K and V types in its own words, not as key=value, and its resolved
             # flash attention likewise
             log.args.update({key: groups[key] for key in ("cache_type_k", "cache_type_v", "flash_attn",
-                                                          "gguf_file_type") if groups.get(key)})
+                                                          "gguf_file_type", "kv_unified_per_slot") if groups.get(key)})
         elif kind == "model":
             log.model = masked("model")
         return True

@@ -1136,6 +1136,18 @@ LLAMACPP_PATTERNS = (
        "llama_kv_cache: size = 1088.00 MiB (  8192 cells,  64 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (q8_0):  "
        "544.00 MiB", "search-index file 65940070224 (ollama's llama runner, 2026); fedora-copr/logdetective PR #106 "
        "for the 'KV self size' form", kind="arg-update"),
+    # --kv-unified-per-slot N (PR #24124): the server names N where it sizes the pool (no -c) and where the cap binds;
+    # the pool itself is the context's n_ctx line, the cap the slot length the rebuild needs
+    _p("llamacpp-kv-per-slot-pool", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot without -c)",
+       r"--kv-unified-per-slot: sizing KV pool to n_parallel \* kv_unified_per_slot = [0-9]+ \* "
+       r"(?P<kv_unified_per_slot>[0-9]+) = [0-9]+",
+       "srv          main: --kv-unified-per-slot: sizing KV pool to n_parallel * kv_unified_per_slot = 4 * 4096 = "
+       "16384", "tools/server/server.cpp@0c1e57098 (llama-cpp-python 0.3.36: the format string; the line comes with "
+       "llama.cpp PR #24124, whose runs quote no such line)", kind="arg-update"),
+    _p("llamacpp-kv-per-slot-cap", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot under n_ctx_seq)",
+       r"capping per-slot context \([0-9]+\) to --kv-unified-per-slot \((?P<kv_unified_per_slot>[0-9]+)\)",
+       "0.03.025.317 I srv    load_model: capping per-slot context (16384) to --kv-unified-per-slot (4096)",
+       "llama.cpp PR #24124 (its run of Qwen3.5-4B); tools/server/server-context.cpp@0c1e57098", kind="arg-update"),
     # the GGUF's file type as the loader names it (llama_model_ftype_name: "mostly Q4_K - Medium" until mid-2023,
     # "Q4_K - Medium" after; ik_llama.cpp's own types add their bits per weight): the weights format the rebuild
     # needs when --quantization is not given (compare.logged_gguf_quantization), else a GGUF of a catalog model is
@@ -1269,6 +1281,20 @@ LLAMACPP_PATTERNS = (
        "[41303] 0.00.153.447 I   - ROCm0   : AMD Radeon 8060S Graphics (122880 MiB, 125693 MiB free)",
        "llama.cpp#23858 (build 9389, two Strix Halo over RPC); llama.cpp#26208 (build 10644, its cmn prefix)",
        kind="device-info"),
+    # --split-mode tensor: llama.cpp joins the GPUs into one "Meta" device and lists them (llama_prepare_model_devices
+    # at 0c1e57098; llama_model_load_from_file_impl when PR #19378 came, b8738). Its buffers are then one
+    # "Meta(...)" buffer type, named "Meta()" until ggml-backend-meta.cpp's names are fixed (llama.cpp PR #25688):
+    # the members listed here are the devices those lines hold one share each of (logparse._meta_ranks)
+    _p("llamacpp-meta-device", LLAMACPP, "b8738 to the newest (--split-mode tensor)",
+       r"creating a Meta device (?:for tensor parallelism from|with) [0-9]+ devices",
+       "llama_prepare_model_devices: creating a Meta device for tensor parallelism from 2 devices:",
+       "src/llama.cpp@0c1e57098 llama_prepare_model_devices (llama-cpp-python 0.3.36); JohannesGaessler/llama.cpp "
+       "PR #16 (the line's first form)", kind="meta-device"),
+    _p("llamacpp-meta-member", LLAMACPP, "b8738 to the newest (--split-mode tensor)",
+       r"(?:llama_prepare_model_devices|llama_model_load_from_file_impl):\s+- device [0-9]+: (?P<member>[^\s(]+)",
+       "llama_prepare_model_devices: - device 1: CUDA1 (NVIDIA GeForce RTX 3090)",
+       "src/llama.cpp@0c1e57098 llama_prepare_model_devices; JohannesGaessler/llama.cpp PR #16 ('- device 2: RPC0 "
+       "(127.0.0.1:50052)')", kind="meta-member"),
     _p("llamacpp-device-vram", LLAMACPP, "spring 2026 to the newest (llama.cpp PR #20185: ', VRAM: N MiB')",
        r"\bDevice (?P<index>\d+): [^,]+, .*?\bVRAM: " + _g(GPU_MEMORY, INT) + r" MiB",
        "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB",

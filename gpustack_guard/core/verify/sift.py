@@ -46,7 +46,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             "FlashInfer backend", "Requested memory", 'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"',
             'msg="total memory"',
             "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
-            "file type", "model ftype",
+            "file type", "model ftype", "Meta device", ": - device ", "--kv-unified-per-slot",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",

@@ -62,6 +62,7 @@ class LlamaCppConfig:
     # (profiles.LLAMACPP_OUTPUT_LAYER_ENV)
     output_first: bool | None = None
     pipeline_off: bool = False  # the run's log showed no pipeline copies (profiles.LLAMACPP_PIPELINE_ENV)
+    slot_cap: int = 0  # --kv-unified-per-slot N: each slot's tokens at most N, the pool slots x N without -c
     unset_ctx: int | None = None  # what an unset -c counts as: None is the engine's default by build; GPUStack's
     #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
@@ -326,7 +327,9 @@ def slot_context(ctx: int, cfg: LlamaCppConfig, version: str | None) -> int:
     LLAMACPP_KV_STREAMS_SINCE split n_ctx over the slots (the server's n_ctx / n_parallel)."""
     if not _since(version, P.LLAMACPP_KV_STREAMS_SINCE):
         return ctx // (cfg.parallel or 1)
-    return context_cells(ctx, kv_streams(cfg, version), cfg.flash_attn, version)[1]
+    seq = context_cells(ctx, kv_streams(cfg, version), cfg.flash_attn, version)[1]
+    cap = slot_cap(cfg, version)  # server-context.cpp n_ctx_slot: min(n_ctx_seq, --kv-unified-per-slot)
+    return min(seq, cap) if cap else seq
 
 
 def swa_cells(cells: int, window: int, parallel: int, batch: int, flash_attn: bool) -> int:
@@ -617,6 +620,18 @@ def fit_active(setting: str | None, version: str | None) -> bool:
 # where the context an estimate ran at came from (extra["context"]["source"])
 CTX_GIVEN, CTX_ENGINE_DEFAULT, CTX_BOOKING, CTX_FIT_SHORTENED = "given", "engine-default", "gpustack-booking", \
     "fit-shortened"
+CTX_PER_SLOT = "kv-unified-per-slot"
+
+
+def slot_cap(cfg: LlamaCppConfig, version: str | None) -> int:
+    """--kv-unified-per-slot's N where the build reads it (profiles.LLAMACPP_KV_PER_SLOT_SINCE), else 0."""
+    return cfg.slot_cap if cfg.slot_cap > 0 and _since(version, P.LLAMACPP_KV_PER_SLOT_SINCE) else 0
+
+
+def server_slots(parallel: int | None) -> int:
+    """llama-server's slots for -np as gsg holds it: an unset or automatic -np is 4 on the builds that read
+    --kv-unified-per-slot (all after automatic slots)."""
+    return parallel if parallel and parallel > 0 else P.LLAMACPP_AUTO_PARALLEL
 
 
 def default_context(facts: ModelFacts, cfg: LlamaCppConfig, version: str | None) -> dict:
@@ -630,6 +645,13 @@ def default_context(facts: ModelFacts, cfg: LlamaCppConfig, version: str | None)
         return {"ctx_size": cfg.unset_ctx, "source": CTX_BOOKING, "rule": "gguf-parser-ctx-size",
                 "file": "GPUStack's scheduler (gguf-parser defaults ctx_size 8192, parallel 4)",
                 "why": f"no --ctx-size: GPUStack books {cfg.unset_ctx:,} cells (gguf-parser's default)"}
+    cap = slot_cap(cfg, version)
+    if cap:  # tools/server/server.cpp sizes the pool before the context is made, so --fit sees it as set
+        slots = server_slots(cfg.parallel)
+        return {"ctx_size": slots * cap, "source": CTX_PER_SLOT, "rule": "kv-unified-per-slot-pool",
+                "file": P.LLAMACPP_KV_PER_SLOT_SOURCE,
+                "why": f"no --ctx-size: --kv-unified-per-slot {cap:,} sizes the KV pool to {slots} slots x {cap:,} "
+                       f"= {slots * cap:,} cells"}
     row = P.llamacpp_default_ctx(version)
     if row.n_ctx:
         return {"ctx_size": row.n_ctx, "source": CTX_ENGINE_DEFAULT, "rule": row.rule, "file": row.source,
@@ -861,8 +883,12 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
     given = tuple(cfg.tensor_split or ())[: len(gpu_totals)]
     given += (0.0,) * (len(gpu_totals) - len(given))
     fractions = given if any(f > 0 for f in given) else tuple(float(t) for t in gpu_totals)
-    # the output layer, when offloaded, is the last slot of the split
-    slot_device = split_layers(on_gpu + (1 if output_on_gpu else 0), fractions)
+    mode = P.llamacpp_split_mode(cfg.split_mode, version)
+    shares = _tensor_shares(facts, cfg, mode, len(gpu_totals))
+    notes += _tensor_notes(mode, shares)
+    # the output layer, when offloaded, is the last slot of the split; the Meta device (--split-mode tensor) holds
+    # every offloaded layer: counted on GPU 0 as one device, then cut (devices_at)
+    slot_device = _slot_devices(on_gpu + (1 if output_on_gpu else 0), fractions, bool(shares))
     first = L - on_gpu  # the last blocks go to the GPUs, slot j is layer first + j
     device_layers = [[first + j for j in range(on_gpu) if slot_device[j] == i] for i in range(len(gpu_totals))]
     output_device = slot_device[-1] if output_on_gpu else None
@@ -881,12 +907,12 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
 
     def devices_at(ctx_cells: int) -> list[DeviceUsage]:
         cells, stream_cells = context_cells(ctx_cells, streams, cfg.flash_attn, version)
-        # attention reads (and masks) the cache only where the model has attention layers: Mamba has neither
-        read_cells = stream_cells if any_attention else 0
         # --swa-full: llama_kv_cache_iswa sizes the window cache as the full one (src/llama-kv-cache-iswa.cpp,
         # "using full-size SWA cache")
         window_cells = swa_cells(cells, facts.sliding_window or 0, parallel, window_batch, cfg.flash_attn) \
             if windowed and not cfg.swa_full else cells
+        # attention reads (and masks) the cache only where the model has attention layers: Mamba has neither
+        read_cells = stream_cells if any_attention else 0
         reserve = min(cells, tokens)
         outputs = reserved_outputs(reserve, slots, batch, version)
         out: list[DeviceUsage] = []
@@ -924,11 +950,13 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                 compute = max(compute, logits + inputs) + (copies - 1) * inputs
             out.append(DeviceUsage(len(layers), weights, kv, compute, logits, cfg.platform_footprint, rs,
                                    len(kv_layers)))
-        return out
+        return _tensor_cut(out, shares, facts, device_layers[0], attention, (windowed, pattern), cell_bytes,
+                           (cells, window_cells))
 
     devices = devices_at(ctx)
     cells = context_cells(ctx, streams, cfg.flash_attn, version)[0]
     slot_ctx = slot_context(ctx, cfg, version)
+    notes += _slot_cap_notes(cfg, version, slot_ctx, cells, context_cells(ctx, streams, cfg.flash_attn, version)[1])
     host = host_memory(facts, layout, first, output_on_gpu, cells, cfg, version, rs_layer)
     if placement:
         host = {**host, "weights": host["weights"] + placement.host,
@@ -963,7 +991,8 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                "output_device": output_device, "host": host,
                "output_weights": (layout.lm_head or layout.embedding) if output_on_gpu else 0,
                "ubatch_size": tokens, "output_buffer": usage.output, "flash_attn": cfg.flash_attn,
-               "pipeline_copies": copies, "ffn_form": form.rule, "ffn_width": ffn_width(facts, version),
+               "pipeline_copies": copies, "split_mode": cfg.split_mode,
+               "ffn_form": form.rule, "ffn_width": ffn_width(facts, version),
                "term_rules": {COMPUTE_BUFFER: compute_rule},
                "per_device": [{"layers": dev.layers, "total": dev.total, "gpu_total": t, "weights": dev.weights,
                                "kv": dev.kv, "compute": dev.compute}
@@ -972,6 +1001,53 @@ def _estimate(facts: ModelFacts, gpu_totals: list[int], cfg: LlamaCppConfig, ver
                **_recurrent_extra(facts, rs_rule, rs_layer, max(1, slots), usage.rs),
                **_placement_extra(cfg, placement, version)},
     )
+
+
+def _tensor_shares(facts: ModelFacts, cfg: LlamaCppConfig, mode: P.LlamaCppSplitMode | None,
+                   devices: int) -> tuple[float, ...]:
+    """Each GPU's proportion under --split-mode tensor on several GPUs (llamacpp_tensor), () otherwise."""
+    if mode is None or mode.kv != "shares" or devices < 2:
+        return ()
+    if facts.is_mla or facts.recurrent_state is not None:
+        raise UnsupportedModel(f"{facts.architecture}: gsg has not modelled --split-mode tensor for MLA or recurrent "
+                               "caches (llama.cpp refuses it for DeepSeek-2/3, Mamba and most hybrids: "
+                               "llm_arch_supports_sm_tensor), so there is no verdict")
+    from gpustack_guard.core.memory.engines import llamacpp_tensor as TS
+    return TS.tensor_fractions(cfg.tensor_split, devices)
+
+
+def _tensor_notes(mode: P.LlamaCppSplitMode | None, shares: tuple[float, ...]) -> list[str]:
+    if not shares or mode is None:
+        return []
+    return [f"--split-mode tensor over {len(shares)} GPUs ({mode.source}): weights by the proportions "
+            f"{', '.join(f'{f:g}' for f in shares)}, the KV cache by whole KV heads, a whole compute buffer on each "
+            "GPU (gsg's one-device size, an upper bound)"]
+
+
+def _slot_devices(slots: int, fractions: tuple[float, ...], one_meta_device: bool) -> list[int]:
+    return [0] * slots if one_meta_device else split_layers(slots, fractions)
+
+
+def _tensor_cut(devices: list[DeviceUsage], shares: tuple[float, ...], facts: ModelFacts, layers: list[int],
+                attention: tuple[bool, ...], window: tuple[bool, int | None], cell_bytes: float,
+                cells: tuple[int, int]) -> list[DeviceUsage]:
+    """The devices as llama.cpp holds them: under --split-mode tensor (shares) each GPU's cut of what the one
+    device (GPU 0) was counted with; window: (a window cache of its own, the sliding-window pattern)."""
+    if not shares:
+        return devices
+    from gpustack_guard.core.memory.engines import llamacpp_tensor as TS
+    windows = [window[0] and windowed_layer(window[1], il) for il in range(len(attention))]
+    kv = TS.kv_per_gpu(facts, [il for il in layers if attention[il]], windows, cell_bytes, cells, shares)
+    return TS.per_gpu(devices[0], shares, kv)
+
+
+def _slot_cap_notes(cfg: LlamaCppConfig, version: str | None, slot_ctx: int, cells: int, seq: int) -> list[str]:
+    """A note where --kv-unified-per-slot binds: the slot holds fewer tokens than llama_context's n_ctx_seq."""
+    cap = slot_cap(cfg, version)
+    if not cap or slot_ctx != cap or cap >= seq:
+        return []
+    return [f"--kv-unified-per-slot {cap:,}: each slot holds at most {cap:,} tokens of the {cells:,}-cell pool "
+            "(llama-server's 'capping per-slot context')"]
 
 
 def _recurrent_extra(facts: ModelFacts, rule: P.LlamaCppRecurrentRule, per_layer: int, sequences: int,
