@@ -3,7 +3,7 @@
 Templates come from pull requests that gsg validates in CI, so a template is hostile input: a loop over
 `range(100000)` nested twice, a macro calling itself, a template including itself, `2**100000` or `'x'*10**9`
 must end in one clear error, fast, never in a hang, a RecursionError or gigabytes of memory. Each limit is a
-named constant below; hitting one raises `SandboxLimit`, which the renderer reports as GSG011 at the spec's
+named constant of template_limits; hitting one raises `SandboxLimit`, which the renderer reports as GSG011 at the spec's
 `guard.template` line.
 
 How each is enforced (Jinja's SandboxedEnvironment, subclassed):
@@ -33,49 +33,21 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Namespace
 from jinja2.visitor import NodeTransformer
 
-# A template file: the shipped ones are under 2 KiB; one of 64 KiB is data or an attack, and every other limit
-# multiplies with it (a loop body's text times its iterations).
-MAX_TEMPLATE_BYTES = 64 * 1024
-# All {% for %} iterations of one rendering, nested and recursive loops included: a template loops over a few
-# GPUs or flags; two nested range(1000) loops (a million iterations) are a hang in CI.
-MAX_LOOP_ITERATIONS = 10_000
-# Items one range() may produce (Jinja's own sandbox allows 100,000): nothing a template renders needs more.
-MAX_RANGE = 1_000
-# Nested calls (a macro calling itself, caller(), recursive loops, blocks): each level costs Jinja about ten
-# Python frames, so 20 stays far below Python's recursion limit while no real template nests more than 3.
-MAX_CALL_DEPTH = 20
-# Macro (and caller) invocations in one rendering: a macro calling itself twice per level doubles each level,
-# so depth alone does not bound the work (2**20 calls at depth 20).
-MAX_MACRO_CALLS = 1_000
-# Template loads in one rendering, the template itself included (include, import, from-import, extends): a
-# template that includes itself, or an include in a loop.
-MAX_TEMPLATE_LOADS = 32
-# The rendered text: a template renders a few dozen argument lines (under 2 KiB).
-MAX_OUTPUT_CHARS = 64 * 1024
-# Every character produced while rendering, also into macro and {% set %} buffers that never reach the output
-# (text built there is in memory before the output limit could see it).
-MAX_PRODUCED_CHARS = 1024 * 1024
-# One string or list built by the template ('x' * n, a + b, a ~ b, '%10000000s' % x, center(n), join): its
-# characters (a list counts its items' characters).
-MAX_VALUE_SIZE = 64 * 1024
-# Integer size in bits: byte counts and token counts need under 64; Python's arithmetic on huge integers is
-# quadratic and 2**100000 printed is 30,103 digits.
-MAX_INT_BITS = 256
-
-# Nesting depth of brackets and block tags ({% if %}, {% for %}, {% macro %}, ...): Jinja's parser and compiler and
-# Python's compiler recurse once per level (several frames each), so ((((...)))) 300 deep is a RecursionError;
-# a real template nests under 10 (and Python refuses more than 20 nested loops in compiled code anyway).
-MAX_NESTING = 30
-
-# bump when the limits' compiled form changes: compiled templates cached on disk by an older gsg are not reused
-SANDBOX_VERSION = "limits-1"
-
-
-class SandboxLimit(Exception):
-    """A template went past one of the limits above; the message names the limit and its value."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
+from gpustack_guard.adapters.template_limits import (  # noqa: F401 - re-exported: S.MAX_* and S.SandboxLimit
+    MAX_CALL_DEPTH,
+    MAX_INT_BITS,
+    MAX_LOOP_ITERATIONS,
+    MAX_MACRO_CALLS,
+    MAX_NESTING,
+    MAX_OUTPUT_CHARS,
+    MAX_PRODUCED_CHARS,
+    MAX_RANGE,
+    MAX_TEMPLATE_BYTES,
+    MAX_TEMPLATE_LOADS,
+    MAX_VALUE_SIZE,
+    SANDBOX_VERSION,
+    SandboxLimit,
+)
 
 
 class _Budget:

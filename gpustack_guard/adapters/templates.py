@@ -11,75 +11,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import json
 import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-
-from gpustack_guard.adapters import template_sandbox as S
+from gpustack_guard.adapters import template_limits as L
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
-from gpustack_guard.adapters.files.spec_loader import decode
 from gpustack_guard.adapters.files.yaml_documents import load_documents
 from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
+from gpustack_guard.adapters.template_limits import name_problem, template_source
 from gpustack_guard.core import echo
 from gpustack_guard.core.ports import TemplateError, TemplateOutput
-from gpustack_guard.core.versions import version_lt
+
+if TYPE_CHECKING:
+    import jinja2
 
 SUFFIX = ".yaml.j2"
-# a template name is a file name in a templates folder: no folder part, no `..`, nothing a path could resolve
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-
-
-def name_problem(name: str) -> str | None:
-    """Why a template name (guard.template, or an include's) is refused; None when it is a plain name."""
-    if any(part in name for part in ("/", "\\", "..")) or name.startswith("~"):
-        return (f"template name '{echo.value(name)}' is a path; name a template of the templates folder by its "
-                "file name (without folders, `..`, `~` or a leading /)")
-    if not _NAME.match(name):
-        return (f"template name '{echo.value(name)}' is not a template file name (letters, digits, '.', '_' and "
-                "'-' only)")
-    return None
-
-
-class _LimitedLoader(jinja2.FileSystemLoader):
-    """FileSystemLoader that takes plain names only and refuses files over the sandbox's size limit."""
-
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
-        problem = name_problem(template)
-        if problem:
-            raise S.SandboxLimit(problem)
-        for directory in self.searchpath:
-            path = os.path.join(directory, template)
-            if os.path.lexists(path):  # a FIFO or a folder of that name is said, not waited on or skipped
-                source = template_source(Path(path))
-                mtime = os.path.getmtime(path)
-                S.check_nesting(environment, source, template)
-                return source, os.path.normpath(path), functools.partial(_unchanged, path, mtime)
-        raise jinja2.TemplateNotFound(template)
-
-
-def _unchanged(path: str, mtime: float) -> bool:
-    try:
-        return os.path.getmtime(path) == mtime
-    except OSError:
-        return False
-
-
-def template_source(path: Path) -> str:
-    """A template file's text: a regular file within the sandbox's size limit (SandboxLimit otherwise)."""
-    try:
-        # strictly UTF-8, as specs are: a byte decoded as U+FFFD would be sent inside a flag
-        return decode(read_regular(path, S.MAX_TEMPLATE_BYTES))
-    except TooLarge as exc:
-        raise S.SandboxLimit(f"template file {_shown(path)} is {exc.size:,} bytes (the sandbox limit is "
-                             f"{S.MAX_TEMPLATE_BYTES:,})") from None
-    except Unreadable as exc:
-        raise S.SandboxLimit(f"template file {_shown(path)} cannot be read: {exc}") from None
 
 
 def default_cache_dir() -> Path:
@@ -134,11 +84,11 @@ def default_search_path(spec_paths: list[str]) -> list[Path]:
 
 def sandbox_limits() -> dict[str, int]:
     """The limits every template renders under (`gsg templates -o json` shows them)."""
-    return {"loop_iterations": S.MAX_LOOP_ITERATIONS, "range_items": S.MAX_RANGE, "call_depth": S.MAX_CALL_DEPTH,
-            "macro_calls": S.MAX_MACRO_CALLS, "template_loads": S.MAX_TEMPLATE_LOADS,
-            "output_chars": S.MAX_OUTPUT_CHARS, "produced_chars": S.MAX_PRODUCED_CHARS,
-            "value_chars": S.MAX_VALUE_SIZE, "int_bits": S.MAX_INT_BITS, "template_bytes": S.MAX_TEMPLATE_BYTES,
-            "nesting": S.MAX_NESTING}
+    return {"loop_iterations": L.MAX_LOOP_ITERATIONS, "range_items": L.MAX_RANGE, "call_depth": L.MAX_CALL_DEPTH,
+            "macro_calls": L.MAX_MACRO_CALLS, "template_loads": L.MAX_TEMPLATE_LOADS,
+            "output_chars": L.MAX_OUTPUT_CHARS, "produced_chars": L.MAX_PRODUCED_CHARS,
+            "value_chars": L.MAX_VALUE_SIZE, "int_bits": L.MAX_INT_BITS, "template_bytes": L.MAX_TEMPLATE_BYTES,
+            "nesting": L.MAX_NESTING}
 
 
 def source_of(node: Any) -> str:
@@ -181,13 +131,9 @@ class TemplateRenderer:
 
     def __init__(self, search_path: list[Path], cache_dir: Path | None = None):
         self.search_path = search_path
-        self._env = S.LimitedSandbox(
-            loader=_LimitedLoader([str(p) for p in search_path]),
-            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
-            bytecode_cache=_LazyBytecodeCache(cache_dir) if cache_dir else None,
-        )
-        self._env.globals["version_lt"] = version_lt
-        self._env.tests["below"] = lambda version, bound: version_lt(version, bound)
+        self._cache_dir = cache_dir
+        self._jinja: Any = None  # the sandboxed environment, made on the first template compiled or parsed
+        self._fingerprint: str | None = None  # of what a rendering depends on besides its source and context
         self._located: dict[str, Path] = {}
         self._shadowed: dict[str, tuple[str, ...]] = {}  # name -> the files the one used hides
         # template file -> what it reads of the context: name -> the attributes read (None: the whole value);
@@ -218,16 +164,32 @@ class TemplateRenderer:
         where = ", ".join(str(p) for p in self.search_path) or "(no templates/ folder found)"
         raise TemplateError(f"template '{name}' not found in {where}", name)
 
+    @property
+    def _env(self) -> Any:
+        if self._jinja is None:
+            from gpustack_guard.adapters.template_engine import environment
+
+            self._jinja = environment(self.search_path, self._cache_dir)
+        return self._jinja
+
     def render(self, name: str, context: dict[str, Any]) -> TemplateOutput:
         path = self.locate(name)
         filename = path.name
+        if str(path) in self._reads:  # analysed already: an earlier rendering of the same reads is the output
+            # looked up before the sandbox's context and Jinja's get_template (a stat of the file per call):
+            # the 4,000 templated specs of the 10,000-spec scale tree, ~21 -> ~15 us each
+            kept = self._outputs.get(self._cache_key(path, context))
+            if kept is not None:
+                return kept
+        stored = self._kept_rendering(path, context)
+        if stored is not None:  # rendered by an earlier run from the same source, context reads and code
+            key, text = stored
+            return self._outputs.get(key) or self._output(name, path, key, text, self._variables.get(filename))
+        import jinja2
+
+        from gpustack_guard.adapters import template_sandbox as S
+
         try:
-            if str(path) in self._reads:  # analysed already: an earlier rendering of the same reads is the output
-                # looked up before the sandbox's context and Jinja's get_template (a stat of the file per call):
-                # the 4,000 templated specs of the 10,000-spec scale tree, ~21 -> ~15 us each
-                kept = self._outputs.get(self._cache_key(path, context))
-                if kept is not None:
-                    return kept
             with S.rendering():
                 template = self._env.get_template(filename)
                 key = self._cache_key(path, context)
@@ -250,6 +212,12 @@ class TemplateRenderer:
         except Exception as exc:  # 1/0, 10.0**400, int('x'): the template's own error, never gsg's
             raise TemplateError(f"template error: {type(exc).__name__}: {exc}", _shown(path),
                                 _template_line(exc, str(path))) from None
+        output = self._output(name, path, key, text, variables)  # a text that is no valid output raises here
+        self._keep_rendering(path, key, text)
+        return output
+
+    def _output(self, name: str, path: Path, key: tuple, text: str,
+                variables: frozenset[str] | None) -> TemplateOutput:
         # the displayed path only for what is not kept already (a getcwd per templated spec: ~60 of 4,000 in
         # cProfile at 10,000 specs) and for the errors above
         shown = _shown(path)
@@ -257,6 +225,51 @@ class TemplateRenderer:
                                      shadows=self._shadowed.get(name, ()))
         self._outputs[key] = output
         return output
+
+    # --- renderings kept on disk ------------------------------------------------------------------------------
+    # Why: importing Jinja2 was ~220 M instructions, ~13 % of validating 1,000 specs, paid on every run though a
+    # tree's templates and the context they read rarely change between runs (docs/performance.md, twentieth
+    # round). A rendering is kept only for a template that includes and imports nothing, keyed by its text, what
+    # it reads of the context (the in-process key) and what else a rendering depends on (_fingerprint); any doubt
+    # (unreadable, too large, another shape) renders again.
+
+    def _kept_rendering(self, path: Path, context: dict[str, Any]) -> tuple[tuple, str] | None:
+        if self._cache_dir is None:
+            return None
+        try:
+            source = template_source(path)
+        except L.SandboxLimit:
+            return None  # rendering again says why, as before
+        if str(path) not in self._reads:
+            analysis = _stored_analysis(self._cache_dir, source)
+            if analysis is None:
+                return None
+            self._reads[str(path)], self._variables[path.name] = analysis
+        if self._reads[str(path)] is None:
+            return None
+        key = self._cache_key(path, context)
+        try:
+            data = read_regular(self._rendering_file(source, path.name, key), MAX_KEPT_RENDERING_BYTES)
+            text = data.decode("utf-8")
+        except (OSError, TooLarge, Unreadable, UnicodeDecodeError):
+            return None
+        return (key, text) if len(text) <= L.MAX_OUTPUT_CHARS else None
+
+    def _keep_rendering(self, path: Path, key: tuple, text: str) -> None:
+        if self._cache_dir is None or self._reads.get(str(path)) is None:
+            return
+        with contextlib.suppress(L.SandboxLimit):
+            _write_whole(self._rendering_file(template_source(path), path.name, key), text)
+
+    def _rendering_file(self, source: str, filename: str, key: tuple) -> Path:
+        import hashlib
+
+        if self._fingerprint is None:
+            self._fingerprint = _fingerprint()
+        # the key's first part is the template's path; its text stands for it here, so a moved copy still matches
+        identity = f"{RENDERING_VERSION}\0{self._fingerprint}\0{filename}\0{len(source)}:{source}\0{key[1:]!r}"
+        assert self._cache_dir is not None
+        return self._cache_dir / f"rendering-{hashlib.sha256(identity.encode('utf-8', 'replace')).hexdigest()}.txt"
 
     def variables(self, filename: str) -> frozenset[str] | None:
         """The guard.vars keys a template reads, through what it includes and imports (by constant name);
@@ -329,7 +342,7 @@ Reads = dict[str, frozenset[str] | None]
 def _analysis_file(directory: Path, source: str) -> Path:
     import hashlib
 
-    digest = hashlib.sha256(f"{ANALYSIS_VERSION}:{S.SANDBOX_VERSION}:{source}".encode("utf-8", "replace"))
+    digest = hashlib.sha256(f"{ANALYSIS_VERSION}:{L.SANDBOX_VERSION}:{source}".encode("utf-8", "replace"))
     return directory / f"analysis-{digest.hexdigest()}.json"
 
 
@@ -349,18 +362,22 @@ def _stored_analysis(directory: Path, source: str) -> tuple[Reads, frozenset[str
 
 
 def _store_analysis(directory: Path, source: str, reads: Reads, variables: frozenset[str] | None) -> None:
+    text = json.dumps({"reads": {k: None if v is None else sorted(v) for k, v in reads.items()},
+                       "vars": None if variables is None else sorted(variables)}, sort_keys=True)
+    _write_whole(_analysis_file(directory, source), text)
+
+
+def _write_whole(target: Path, text: str) -> None:
     """Written whole (a temporary file renamed into place) or not at all; a read-only cache is left alone."""
     import tempfile
 
-    text = json.dumps({"reads": {k: None if v is None else sorted(v) for k, v in reads.items()},
-                       "vars": None if variables is None else sorted(variables)}, sort_keys=True)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".analysis-", suffix=".tmp")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".kept-", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(text)
-            os.replace(temporary, _analysis_file(directory, source))
+            os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise
@@ -368,13 +385,42 @@ def _store_analysis(directory: Path, source: str, reads: Reads, variables: froze
         pass
 
 
+# Bump when what a kept rendering depends on changes in a way _fingerprint cannot see.
+RENDERING_VERSION = "1"
+MAX_KEPT_RENDERING_BYTES = 4 * L.MAX_OUTPUT_CHARS  # the output limit's characters in UTF-8; a bigger file is not ours
+
+
+def _fingerprint() -> str:
+    """What a rendering depends on besides its template's text and what it reads of the context: gsg's version,
+    the sandbox's limits, and the code that renders, by each file's size and modification time (gsg's template
+    modules and version test, Jinja2's package): an upgrade or an edit of either renders again."""
+    import importlib.machinery
+
+    from gpustack_guard import __version__
+
+    package = Path(__file__).resolve().parents[1]
+    files = [package / "adapters" / name for name in ("templates.py", "template_engine.py", "template_sandbox.py",
+                                                       "template_limits.py")]
+    files.append(package / "core" / "versions.py")
+    jinja = importlib.machinery.PathFinder.find_spec("jinja2")
+    files.append(Path(jinja.origin) if jinja is not None and jinja.origin else Path("(no jinja2)"))
+    stamps = []
+    for file in files:
+        try:
+            stat = file.stat()
+            stamps.append(f"{file}:{stat.st_size}:{stat.st_mtime_ns}")
+        except OSError:
+            stamps.append(f"{file}:-")
+    return "\0".join([__version__, L.SANDBOX_VERSION, repr(sorted(sandbox_limits().items())), *stamps])
+
+
 def _bounded_text(chunks: Any) -> str:
     """The rendered text, stopped as soon as it passes the sandbox's output limit."""
     parts, total = [], 0
     for chunk in chunks:
         total += len(chunk)
-        if total > S.MAX_OUTPUT_CHARS:
-            raise S.SandboxLimit(f"the output passed {S.MAX_OUTPUT_CHARS:,} characters (the sandbox limit)")
+        if total > L.MAX_OUTPUT_CHARS:
+            raise L.SandboxLimit(f"the output passed {L.MAX_OUTPUT_CHARS:,} characters (the sandbox limit)")
         parts.append(chunk)
     return "".join(parts)
 
@@ -479,30 +525,6 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
 
 
-class _LazyBytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Compiled templates on disk (keyed by source checksum), so repeated runs skip compilation. The folder is
-    made on the first write, not when a renderer is built; a read-only home just compiles every time."""
-
-    def __init__(self, directory: Path):
-        super().__init__(str(directory))
-        self._folder = directory
-
-    def get_cache_key(self, name: str, filename: str | None = None) -> str:
-        # code compiled by a gsg with other sandbox limits (or none) is never reused
-        return super().get_cache_key(f"{S.SANDBOX_VERSION}:{name}", filename)
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        with contextlib.suppress(OSError):  # a cache path that is not a folder (or unreadable): compile instead
-            super().load_bytecode(bucket)
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            self._folder.mkdir(parents=True, exist_ok=True)
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
-
-
 def _shown(path: Path) -> str:
     from gpustack_guard.adapters.files.spec_loader import display_path
 
@@ -513,7 +535,7 @@ def _differ(used: Path, hidden: Path) -> bool:
     """Whether hiding `hidden` changes anything: a byte-identical copy (a repository vendoring gsg's template)
     is not a shadow. Unreadable files count as different: the warning is the safe side."""
     try:
-        return read_regular(used, S.MAX_TEMPLATE_BYTES) != read_regular(hidden, S.MAX_TEMPLATE_BYTES)
+        return read_regular(used, L.MAX_TEMPLATE_BYTES) != read_regular(hidden, L.MAX_TEMPLATE_BYTES)
     except (TooLarge, Unreadable):
         return True
 
