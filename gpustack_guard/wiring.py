@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.findings import Finding, Severity
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     import httpx
@@ -41,7 +42,7 @@ retry_sleep: Callable[[float], None] | None = None
 
 # --- option groups shared by several commands ------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class ConnectionOptions:
     """Where the GPUStack server is and how to trust it; the key comes from GSG_API_KEY or a file.
 
@@ -65,7 +66,7 @@ class ConnectionOptions:
     overlay: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class SpecSources:
     """A spec tree and what rendering it needs: extra template folders, hub access, the project identity."""
 
@@ -97,7 +98,7 @@ def with_overlay(sources: SpecSources, overlay: str | None) -> SpecSources:
     return sources if sources.overlay or not overlay else replace(sources, overlay=overlay)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Ownership:
     """What plan and apply may do to models beyond this project's own."""
 

@@ -7,7 +7,6 @@ build TemplateInfo at start-up (issue 34, docs/performance.md "Eleventh round").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -17,9 +16,10 @@ from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, rea
 from gpustack_guard.adapters.files.spec_loader import decode
 from gpustack_guard.adapters.templates import SUFFIX, _argument_lines, _context_reads, _reads_besides_vars, source_of
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class TemplateInfo:
     """What `gsg templates` shows of one template: its doc comment, variables with defaults, what it pins."""
 

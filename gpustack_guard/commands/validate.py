@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
@@ -14,10 +14,11 @@ from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import validate
 from gpustack_guard.core.secrets import scrub
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import REPORTERS, ReportFormat, resolve_format, summary_line
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class ValidateOptions:
     """The options of `gsg validate`."""
 

@@ -34,6 +34,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.secrets import masked_value
 from gpustack_guard.core.units import parse_size
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version, parse_version
 
 Number = Union[int, float]
@@ -310,7 +311,7 @@ def to_float32(value: float) -> float:
 
 # --- range checks -------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Range:
     """What the engine accepts after parsing, as a predicate and the words a message uses."""
 
@@ -334,7 +335,7 @@ POSITIVE_RATIO = Range(lambda v: math.isfinite(v) and v > 0, "a ratio > 0")
 WHOLE = Range(lambda v: True, "a whole number")
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class NumericFlag:
     """A numeric engine flag: how the engine parses it and the range it accepts."""
 

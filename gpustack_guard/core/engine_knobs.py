@@ -9,12 +9,12 @@ llama.cpp common/arg.cpp (--parallel slots; --cache-type-k/-v q8_0, a quantised 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Knobs:
     """One engine's spelling of the tuning knobs that hints and the advisor name."""
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from gpustack_guard.core import echo
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     from gpustack_guard.core.stages.results import Results
@@ -23,7 +24,7 @@ class Severity(str, enum.Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Rule:
     """One rule: its stable id (SARIF ruleId, docs), its check and its documentation.
 
@@ -46,7 +47,7 @@ class Rule:
     emitted_by: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Location:
     """Where a finding points: a file (as shown) and a 1-based line and column (0: unknown)."""
 
@@ -65,7 +66,7 @@ class Location:
         return file
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Finding:
     """One problem a rule found: its rule and severity, where, the message and the fix."""
 

@@ -20,6 +20,7 @@ from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.project_identity import PROJECT_NAME as PROJECT_NAME
 from gpustack_guard.core.project_identity import PROJECT_NAME_RULE as PROJECT_NAME_RULE
 from gpustack_guard.core.project_identity import Identity as Identity
+from gpustack_guard.core.values import frozen_value
 
 MANAGED_BY = "gsg.dev/managed-by"
 PROJECT = "gsg.dev/project"
@@ -84,7 +85,7 @@ def digest(document: dict) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Claims:
     """What a run may touch beyond its own project's models: explicit, per run."""
 

@@ -8,15 +8,15 @@ classes cost ~1 ms of start-up to build (issue 34, docs/performance.md "Eleventh
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?\Z")
 PROJECT_NAME_RULE = "1-63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Identity:
     """The project a run speaks for. `root` is the folder spec paths are recorded relative to (absolute)."""
 

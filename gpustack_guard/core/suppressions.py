@@ -21,6 +21,7 @@ from gpustack_guard.core.findings import Finding, Location, Rule, Severity, find
 from gpustack_guard.core.rules import documents
 from gpustack_guard.core.rules.registry import RULES, lookup, suggestions
 from gpustack_guard.core.rules.suppressions import SUPPRESSION_WITHOUT_REASON, UNUSED_SUPPRESSION
+from gpustack_guard.core.values import frozen_value
 
 IN_SOURCE = "inSource"  # SARIF's suppression kinds: a comment in the spec file ...
 EXTERNAL = "external"  # ... or a setting outside it (gsg.yaml, the command line)
@@ -109,7 +110,7 @@ def scan(file: str, text: str, scalars: Sequence[ScalarSpan] = ()) -> list[Inlin
     return found
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class RuleChoice:
     """One entry of select/ignore as written, and where it was written (`gsg.yaml:4`, `--ignore`)."""
 
@@ -141,7 +142,7 @@ def choice_problem(choice: RuleChoice, ignoring: bool) -> str | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Selection:
     """Which rules report: `select` (empty: all), then `ignore`, then `ignore` per path glob."""
 
@@ -172,7 +173,7 @@ class Selection:
         return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Suppressed:
     """A finding kept out of the counts, and by what (a comment or a setting)."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
@@ -36,6 +36,7 @@ from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.project_identity import PROJECT_NAME, PROJECT_NAME_RULE, Identity
 from gpustack_guard.core.suppressions import RuleChoice, Selection
+from gpustack_guard.core.values import frozen_value
 
 PRUNE_NEEDS_PROJECT = ("--prune needs a project identity, so that it never deletes another repository's "
                        "deployments: add a gsg.yaml with `project: NAME` at the spec root, or pass --project NAME "
@@ -95,7 +96,7 @@ MAX_RULE_ENTRIES = 1_000  # select/ignore entries and per-path globs in one proj
 MAX_PATH_CHARS = 4_096  # a `fleet:` / `rendered:` path: PATH_MAX on Linux
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class ProjectFile:
     """What a gsg.yaml declares: the project name (None when it only configures rules), its rule selection, and
     the files it names (paths as gsg opens them: joined to the project file's folder)."""

@@ -4,7 +4,7 @@ and the repository-relative paths that per-path ignores and CI reports use (core
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Iterable, Mapping
 
@@ -16,6 +16,7 @@ from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.findings import Finding
 from gpustack_guard.core.pipeline import Report
 from gpustack_guard.core.suppressions import InlineSuppression, Selection, Suppressed, apply
+from gpustack_guard.core.values import frozen_value
 
 
 def repository_path(file: str, root: str) -> str | None:
@@ -53,7 +54,7 @@ def accept(report: Report, selection: Selection, spec_files: list[str], root: st
     return replace(report, findings=active, suppressed=report.suppressed + suppressed, root=root)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Acceptance:
     """What a run accepts on purpose: gsg.yaml's rule selection with --select/--ignore, and the repository root
     per_path_ignores and CI reports resolve paths against. validate, plan, apply and live verify share it."""

@@ -14,7 +14,6 @@ cross-origin redirect; this does not rely on it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import quote, urljoin
@@ -31,6 +30,7 @@ from gpustack_guard.adapters.model_sources.hub_cache import (
 )
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.secrets import mask_url
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:  # httpx costs ~0.15 s to import; only a network lookup needs it
     import httpx
@@ -45,7 +45,7 @@ class HubError(ValueError):
     """A hub lookup that failed: one line naming the repo and file, never the token."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class _Answer:
     """What the hub answered: status, commit, ETag and error code of its own response."""
 

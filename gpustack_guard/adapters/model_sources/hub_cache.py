@@ -19,12 +19,12 @@ import hashlib
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from gpustack_guard.adapters.files.regular_file import MAX_KEY_FILE_BYTES, read_text_file
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -106,7 +106,7 @@ def _write_atomic(path: Path, content: bytes) -> None:
         temp.unlink(missing_ok=True)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class HubCache:
     """The standard Hugging Face hub cache folder, read and written as huggingface_hub does."""
 

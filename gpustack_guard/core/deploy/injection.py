@@ -8,13 +8,13 @@ only known on the worker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache, reduce
 from math import gcd
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.profiles import arithmetic_release, known_version
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     from gpustack_guard.core.render import RenderedSpec
@@ -31,7 +31,7 @@ USER_PARALLEL = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size", "dat
 PARALLEL_FLAGS = {"vllm": ("tensor-parallel-size", "pipeline-parallel-size"), "sglang": ("tp-size", "pp-size")}
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Injected:
     """An argument GPUStack's worker adds to the command line, and why."""
 
@@ -47,7 +47,7 @@ class Injected:
         return f"--{self.key}" if self.value is None else f"--{self.key}={self.value}"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Injection:
     """What the worker adds for one replica, and why it would refuse to start (MP multi-node topology)."""
 

@@ -3,17 +3,18 @@ module: spec loading imports it, and validate must not pay for the planner at st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Mapping
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 # An overlay document's directive, spelled as kustomize's strategic-merge patches spell theirs.
 DIRECTIVE = "$patch"
 DELETE, EXCLUDE = "delete", "exclude"
 DIRECTIVES = (DELETE, EXCLUDE)
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class OverlayRemovals:
     """What one context's overlay takes out of the specs, each name with the overlay line that says so:
     `excluded` (`$patch: exclude`) is not managed in this context at all: not planned, not applied, never pruned;

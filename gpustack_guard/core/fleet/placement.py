@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import enum
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterable, Iterator, Mapping
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.fleet.model import Cluster, GpuRef, Worker, gpu_index
+from gpustack_guard.core.values import frozen_value
 
 
 class Unplaced(enum.Enum):
@@ -36,7 +37,7 @@ class Unplaced(enum.Enum):
     NO_ROOM_FOR_CLAIM = "no-room-for-claim"  # claim-based backends: no worker has room for the claim
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class PlacementFailure:
     """A structured reason with the numbers the finding prints; fields a reason does not use stay zero."""
 
@@ -56,7 +57,7 @@ class PlacementFailure:
     detail: str = ""  # GPUStack's own reason, where it gives one
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Placement:
     """The GPUs each replica of a spec lands on and what GPUStack books on each."""
 
@@ -79,7 +80,7 @@ def replica_bookings(replicas: Iterable[tuple[GpuRef, ...]], fraction: float,
     return booking
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_value
 class ClusterBase:
     """What a cluster holds before any managed spec lands: computed once per cluster, never changed."""
 
@@ -177,7 +178,7 @@ class Bookings(Mapping[str, int]):
         return Bookings(self._steps, self._totals, step, self._newest)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_value
 class Ledger:
     """Per-GPU state of one cluster at one point of the fold: GPUStack's bookings and real footprints so far."""
 

@@ -14,19 +14,19 @@ What an instance holds once started is its footprint: its budget plus what lives
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.engines.vllm import extensible_kv_bytes
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.units import gib
+from gpustack_guard.core.values import frozen_value
 
 STARTS = "starts"
 REFUSES = "refuses"  # the engine's own start-up check says no
 OOM = "oom"  # no check, but the allocation cannot be served
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class StartupCheck:
     """Whether an instance finds enough free memory on a shared GPU when it starts."""
 

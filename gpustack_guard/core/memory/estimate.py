@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.terms import budget_terms
 from gpustack_guard.core.records import copy_plan, copy_planned
+from gpustack_guard.core.values import frozen_value
 
 FITS = "fits"
 KV_BELOW_MAX_LEN = "kv-below-max-model-len"
@@ -41,7 +42,7 @@ class UnsupportedModel(ValueError):
     """The engine has no memory model for this architecture (a model limit, not a bad argument)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class Estimate:
     """The per-GPU memory picture of one replica on its chosen GPUs, and the engine's verdict."""
 

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:  # defined where a GGUF is read: validate builds it only for a GGUF model (issue 34)
     from gpustack_guard.core.memory.gguf import RecurrentState
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class EncoderDummy:
     """The largest item vLLM's V1 profile_run feeds a vision encoder, and the ViT shapes that size its peak.
 
@@ -72,7 +73,7 @@ GATED_DELTA_SHAPE = ("full_attention_interval", "linear_num_key_heads", "linear_
                      "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class ModelFacts:
     """What the memory arithmetic knows of a model (config.json, GGUF header or catalog)."""
 
@@ -323,7 +324,7 @@ def bound_to_vllm(facts: ModelFacts, version: str | None, allow_long: bool) -> M
 
 # --- what the weight arithmetic (weights.py) returns ----------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class ParamBreakdown:
     """A model's parameters by part: embedding, head, and each layer's linear and other weights."""
 
@@ -346,7 +347,7 @@ class ParamBreakdown:
             self.vision
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class WeightLayout:
     """Bytes of the checkpoint split the way parallelism splits it."""
 

@@ -15,6 +15,7 @@ from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.hfconfig import MAX_LAYERS, BadConfig, checked_facts
 from gpustack_guard.core.memory.quant import GGML_TYPES, ggml_tensor_bytes
+from gpustack_guard.core.values import frozen_value
 
 MAGIC = b"GGUF"
 # metadata value types: id -> struct format (None = string/array handled apart)
@@ -29,7 +30,7 @@ _PER_LAYER_KEYS = ("layer_types", ".attention.recurrent_layers") + tuple("." + k
 
 
 # ModelFacts.recurrent_state: defined here, where it is read, so that a run without a GGUF never builds it
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class RecurrentState:
     """A GGUF's per-sequence state as llama.cpp's loader reads it (load_arch_hparams of the architecture): the
     hyperparameters that size each recurrent layer's conv (r) and scan (s) rows, and which layers hold them or

@@ -13,11 +13,11 @@ profiles.SGLANG_LORA_ROWS). Adapters themselves are kept in host memory (vLLM --
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.values import frozen_value
 
 # The modules both engines wrap in a dense decoder layer, by the packed name they stack slices under
 LINEAR = ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
@@ -30,7 +30,7 @@ ALL = "all"
 VOCAB_PADDING = 64  # VocabParallelEmbedding's default padding (SGLang lm_head shards: pad_vocab_size)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class LoraRequest:
     """What a deployment asks for: `slots` adapters resident on the GPU at `rank` (None: inferred by the engine
     from the adapters, which gsg does not read), the modules named (None: the engine's default set)."""
@@ -56,7 +56,7 @@ def _slot_dtype(request: LoraRequest, facts: ModelFacts) -> str | None:
     return facts.dtype if chosen == "auto" else chosen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_value
 class LoraSlots:
     """The slots' bytes on the heaviest rank, what they cover and what gsg left out (each a note)."""
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.estimate import UnsupportedModel
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS, arithmetic_release
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version
 
 # Release boundaries, each the first release wheel that has the behaviour, its predecessor checked without it
@@ -85,7 +86,7 @@ class LengthConfig:
         return dict(self.keys).get(name)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class DerivedLength:
     """The maximum model length vLLM derives from config.json, and where it came from."""
 
@@ -108,7 +109,7 @@ class DerivedLength:
         return self.disable_sliding_window and self.has_window
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class LengthCheck:
     """vLLM's verdict on a user --max-model-len: error = it refuses to start; warning = it starts and warns."""
 

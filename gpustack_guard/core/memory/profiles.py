@@ -11,6 +11,7 @@ from typing import Iterable, NamedTuple, Protocol, TypeVar
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.units import GiB, KiB, MiB
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version, parse_version
 
 
@@ -21,7 +22,7 @@ def known_version(text: str) -> Version:
     return parsed
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class VllmProfile:
     """vLLM's defaults and formulas from one release on (the `since` version)."""
 
@@ -2318,7 +2319,7 @@ SAMPLER_SORT_PEAK_BYTES = {"one_row": 30, "full_sort": 50, "segmented": 38}
 SAMPLER_SORT_SEGMENTED_FROM_ROWS = 128  # "else if (nsegments < 128)" picks the full-sort path below this
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class VllmSamplerRow:
     """How one release line of vLLM's V1 engine samples in its profile run and in the warm-up after the KV cache.
 

@@ -6,12 +6,12 @@ so an estimate and a log can be compared line by line. Bytes are per GPU, the bi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.engine_knobs import FAMILY_OF_ENGINE
 from gpustack_guard.core.memory import profiles as P
+from gpustack_guard.core.values import frozen_value
 
 GPU_MEMORY = "gpu_memory_bytes"
 REQUESTED = "requested_bytes_per_gpu"
@@ -42,7 +42,7 @@ ENGINE_TERMS = {
 FAMILY = FAMILY_OF_ENGINE  # the engine name an estimate carries -> its family
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class BudgetTerm:
     """One row of an estimate's budget: the term, its value and unit, the rule that gave it and its source."""
 

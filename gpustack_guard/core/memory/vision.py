@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import EncoderDummy
+from gpustack_guard.core.values import frozen_value
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class VisionTower:
     """The vision encoder of a multimodal model, as vLLM loads and profiles it."""
 

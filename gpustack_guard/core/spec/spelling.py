@@ -13,10 +13,10 @@ says, in words, what sets them apart.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Iterable
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 # Cyrillic and Greek letters that render like a Latin one in common fonts (Unicode's confusables.txt, the
 # letters that matter for identifiers). NFKC does not fold these: they are distinct letters.
@@ -89,7 +89,7 @@ def differences(value: str, known: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class NearMiss:
     """A value that differs from a known one only in look-alike characters, case or separators."""
 

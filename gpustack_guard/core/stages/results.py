@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
@@ -12,12 +12,13 @@ from gpustack_guard.core.findings import Location
 from gpustack_guard.core.fleet.model import Cluster, Fleet, GpuRef
 from gpustack_guard.core.fleet.placement import Ledger, Placement, PlacementFailure
 from gpustack_guard.core.memory.estimate import Estimate, NoEstimate
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     from gpustack_guard.core.render import RenderedSpec
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class AdmissionCheck:
     """GPUStack's admission of one chosen GPU for a manual placement, as the ledger stood before this spec."""
 
@@ -30,7 +31,7 @@ class AdmissionCheck:
     booked: int  # GPUStack's bookings on the GPU with this one
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Placed:
     """One rendered spec after the placement stage."""
 
@@ -53,7 +54,7 @@ class Placed:
         return self.rendered.flags
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class EstimationFailure:
     """Why a placed spec has no estimate, with the message and its location."""
 
@@ -65,7 +66,7 @@ class EstimationFailure:
     warning: bool = False  # a value the engine takes that gsg cannot size: a warning, not a refusal
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Evaluation:
     """One spec after the estimation stage: its placement and one estimate per replica."""
 
@@ -110,7 +111,7 @@ class Evaluation:
         return min(self.estimates, key=lambda e: (e.verdict == "fits", e.kv_available))
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class Results:
     """Everything the stages found, for the rules: the fleet, every spec in apply order, the final ledgers."""
 

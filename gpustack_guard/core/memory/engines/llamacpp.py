@@ -22,13 +22,14 @@ from gpustack_guard.core.memory.kv import longest_fitting
 from gpustack_guard.core.memory.quant import GGUF_TYPE_BYTES
 from gpustack_guard.core.memory.terms import COMPUTE_BUFFER
 from gpustack_guard.core.memory.weights import routed_expert_bytes, weight_layout
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import parse_version
 
 QUANTISED_CACHE = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"}
 F32, F16 = 4, 2  # bytes of ggml's f32 (KQ, logits) and f16 (flash-attention mask) tensors
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class LlamaCppConfig:
     """The llama-server arguments the llama.cpp arithmetic reads."""
 
@@ -67,7 +68,7 @@ class LlamaCppConfig:
     #                               booking passes gguf-parser's (P.GPUSTACK_BOOKING_CTX)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared or hashed
+@frozen_value  # identity equality: cheaper to define, never compared or hashed
 class DeviceUsage:
     """What llama.cpp holds on one device: layers, weights, KV and compute buffer."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -28,12 +28,13 @@ from gpustack_guard.core.memory.interconnect import PEERLESS, interconnect
 from gpustack_guard.core.memory.kv import KVShape, kv_bytes_per_token_layer, local_window
 from gpustack_guard.core.memory.weights import weights_per_rank
 from gpustack_guard.core.units import GiB, MiB
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:  # LoRA specs import it where they need it (import budget)
     from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class SglangConfig:
     """The SGLang server arguments the SGLang arithmetic reads."""
 

@@ -44,6 +44,7 @@ from gpustack_guard.core.memory.weights import (
     weights_per_rank,
 )
 from gpustack_guard.core.units import GiB, MiB
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version
 
 if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs it: most runs never do
@@ -52,7 +53,7 @@ if TYPE_CHECKING:  # imported where a DeepSeek-V4 or Gated DeltaNet model needs 
     from gpustack_guard.core.memory.lora import LoraRequest, LoraSlots
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # identity equality: cheaper to define, never compared
+@frozen_value  # identity equality: cheaper to define, never compared
 class VllmConfig:
     """The flags that move memory, with None meaning 'the engine's default'."""
 
@@ -128,7 +129,7 @@ class VllmConfig:
     cudagraph_specialize_lora: bool | None = None  # the compilation config's key (None: the release's default)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_value
 class StageBudget:
     """One pipeline stage's per-rank budget (report() is what the estimate's extra["stages"] shows)."""
 
@@ -1770,7 +1771,7 @@ def sampler_phase_bytes(facts: ModelFacts, batched: int, rows: int, kernel: str)
     return hidden + rows * (facts.vocab_size or 0) * sampler_bytes_per_entry(kernel, rows)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_value
 class SamplerWarmup:
     """The V1 engine's sampler pass after the KV cache (gpu_worker.compile_or_warm_up_model) against the memory
     free then; `profiled` is the sampler's share of the profile peak."""

@@ -1,0 +1,92 @@
+"""@frozen_value builds what @dataclass(frozen=True, eq=False, repr=False) builds, for the shapes gsg's value types
+have; what it does not build is refused when the class is defined."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import pytest
+
+from gpustack_guard.core.values import frozen_value
+
+
+def shapes(decorate):
+    @decorate
+    class Point:
+        """A value type with every supported kind of field."""
+
+        kind: ClassVar[str] = "point"
+        x: int
+        y: int = 2
+        tags: list = field(default_factory=list)
+        label: str = field(default="p", repr=False)
+
+        def __post_init__(self):
+            object.__setattr__(self, "made", True)
+
+    return Point
+
+
+OURS, THEIRS = shapes(frozen_value), shapes(lambda cls: dataclass(frozen=True, eq=False, repr=False)(cls))
+
+
+@pytest.mark.parametrize("args, kwargs", [((1,), {}), ((1, 5), {}), ((1,), {"tags": ["a"]}), ((), {"x": 3, "label": "q"}),
+                                          ((1, 2, [3], "r"), {})])
+def test_the_same_values_fields_replace_and_asdict(args, kwargs):
+    ours, theirs = OURS(*args, **kwargs), THEIRS(*args, **kwargs)
+    assert dataclasses.asdict(ours) == dataclasses.asdict(theirs) and ours.made and theirs.made
+    assert [(f.name, f.type, f.repr, f.default) for f in dataclasses.fields(ours)] == \
+        [(f.name, f.type, f.repr, f.default) for f in dataclasses.fields(theirs)]
+    assert dataclasses.asdict(dataclasses.replace(ours, y=9)) == dataclasses.asdict(dataclasses.replace(theirs, y=9))
+    assert dataclasses.is_dataclass(ours) and ours.kind == "point" and OURS.y == THEIRS.y == 2
+    assert not hasattr(OURS, "tags") and not hasattr(THEIRS, "tags") and OURS.label == THEIRS.label == "p"
+
+
+def test_frozen_identity_equality_and_fresh_factories():
+    a, b = OURS(1), OURS(1)
+    assert a != b and a == a and hash(a) == object.__hash__(a)
+    assert a.tags is not b.tags
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del a.y
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.other = 1
+
+
+@pytest.mark.parametrize("args, kwargs", [((), {}), ((1,), {"z": 1}), ((1, 2, 3, 4, 5), {}), ((1,), {"x": 2})])
+def test_wrong_arguments_fail_as_with_dataclass(args, kwargs):
+    with pytest.raises(TypeError) as theirs:
+        THEIRS(*args, **kwargs)
+    with pytest.raises(TypeError) as ours:
+        OURS(*args, **kwargs)
+    assert str(ours.value).split("() ", 1)[-1] == str(theirs.value).split("() ", 1)[-1]
+
+
+def test_what_it_does_not_build_is_refused_at_definition():
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @frozen_value
+        class Order:
+            a: int = 1
+            b: int
+    with pytest.raises(TypeError, match="no init=False or kw_only"):
+        @frozen_value
+        class Hidden:
+            a: int = field(default=1, init=False)
+    with pytest.raises(TypeError, match="does not extend a dataclass"):
+        @frozen_value
+        class Child(THEIRS):
+            z: int = 0
+
+
+def test_gsg_value_types_are_built_by_frozen_value():
+    """A sample of the value types on validate's path: frozen, identity-equal, their __init__ compiled on first use."""
+    from gpustack_guard.core.deploy.removals import OverlayRemovals as Removals
+    from gpustack_guard.core.findings import Finding
+
+    for cls in (Removals, Finding):
+        assert cls.__setattr__.__name__ == "_refuse_assignment" and dataclasses.is_dataclass(cls)
+    made = Removals()
+    assert Removals.__init__.__qualname__ == "OverlayRemovals.__init__" and made.excluded == {} and made != Removals()
