@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from gpustack_guard import wiring
@@ -16,10 +16,11 @@ from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.fleet.model import MAX_GPUS_PER_WORKER, Fleet, gpu_index
 from gpustack_guard.core.memory.profiles import DEFAULT_VERSIONS
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, TiB, parse_size
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import AdviceFormat
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class AdviseOptions:
     model: str  # repo id or catalog name; llama.cpp: REPO:FILE.gguf
     workloads: tuple[str, ...]  # workload files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, interrupted, note, out
@@ -15,10 +15,11 @@ from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, GsgError
 from gpustack_guard.core.ownership import PROJECT_NAME
 from gpustack_guard.core.urls import same_server
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters.plan_output import render_text
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ApplyOptions:
     sources: wiring.SpecSources  # its specs: spec files/folders, or one saved plan (*.json)
     connection: wiring.ConnectionOptions

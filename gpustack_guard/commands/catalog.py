@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from gpustack_guard.adapters.files.output import out
 from gpustack_guard.adapters.model_sources.catalog import catalog_configs, catalog_facts
 from gpustack_guard.core.errors import EXIT_OK
 from gpustack_guard.core.memory.weights import param_breakdown
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import TableFormat
 
 MATCHING = ("names match ignoring case, the organisation, a leading 'meta-' and -instruct/-it/-chat/-base "
             "suffixes (with a date): meta-llama/Llama-3.1-8B-Instruct finds Llama-3.1-8B")
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class CatalogOptions:
     output: TableFormat = TableFormat.TEXT
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
@@ -12,6 +12,7 @@ from gpustack_guard.core.deploy.drift import degraded, drift_report, has_drift
 from gpustack_guard.core.echo import untrusted
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_DEGRADED, EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import mask_url
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import ChangeFormat, json_head
 from gpustack_guard.reporters.drift_output import (
     DRIFT_FORMAT_VERSION,
@@ -25,7 +26,7 @@ from gpustack_guard.reporters.markdown import capped, untrusted_cell
 RENDERERS = {ChangeFormat.TEXT: render_text, ChangeFormat.JSON: render_json, ChangeFormat.MARKDOWN: render_markdown}
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class DriftOptions:
     sources: wiring.SpecSources
     connection: wiring.ConnectionOptions

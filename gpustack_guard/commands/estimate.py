@@ -6,7 +6,7 @@ import enum
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from gpustack_guard import wiring
@@ -28,6 +28,7 @@ from gpustack_guard.core.rules.memory import MODEL_FACTS
 from gpustack_guard.core.spec.check import SpecDoc
 from gpustack_guard.core.spec.model import DeploymentSpec
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, TiB, gib, parse_size
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verdict import deployment_verdict, version_notes
 from gpustack_guard.reporters import TableFormat, json_head
 
@@ -116,7 +117,7 @@ class FailOn(str, enum.Enum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class EstimateOptions:
     model: str  # catalog name, Hugging Face repo id, config.json or GGUF path
     gpu_memory: str  # one GPU's memory: a size with a unit
@@ -215,7 +216,7 @@ def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Evaluation:
     """One deployment estimated through validate's pipeline: what `gsg estimate` prints and `gsg verify` compares."""
 

@@ -6,7 +6,6 @@ import hashlib
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
 from gpustack_guard import wiring
@@ -21,6 +20,7 @@ from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, UNMANAGED, Owner, owner
 from gpustack_guard.core.secrets import MASK, is_secret_key, is_secret_value, mask_args
 from gpustack_guard.core.spec.model import GPUSTACK_FIELD_ORDER, SERVER_MANAGED_FIELDS
+from gpustack_guard.core.values import frozen_value
 
 # Filled in by the server or deprecated: leaving them out keeps the spec to what a person decided.
 STRIP = {"distributable"}
@@ -128,7 +128,7 @@ def file_names(names: list[str]) -> dict[str, str]:
     return chosen
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ExportOptions:
     connection: wiring.ConnectionOptions
     out_dir: str

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import out, refuse_overwriting_inputs, write_atomic
 from gpustack_guard.core.deploy.plan import CONFLICT
 from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import ChangeFormat, text
 from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class PlanOptions:
     sources: wiring.SpecSources
     connection: wiring.ConnectionOptions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out, refuse_overwriting_inputs, write_atomic, written_form
@@ -15,13 +15,14 @@ from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.findings import Severity
 from gpustack_guard.core.pipeline import Report, render_all
 from gpustack_guard.core.secrets import scrub
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import DocumentFormat, text
 from gpustack_guard.reporters.argument_origins import origin_comment
 
 MAX_REPLACED_RENDER_BYTES = 64 << 20  # an earlier render of 10,000 specs is ~20 MB
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class RenderOptions:
     sources: wiring.SpecSources
     output: DocumentFormat = DocumentFormat.YAML

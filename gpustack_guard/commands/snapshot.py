@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import dump_fleet
 from gpustack_guard.adapters.files.output import note, write_atomic
 from gpustack_guard.adapters.files.yaml_dump import comment
 from gpustack_guard.core.errors import EXIT_OK, GsgError
+from gpustack_guard.core.values import frozen_value
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class SnapshotOptions:
     connection: wiring.ConnectionOptions
     out_path: str

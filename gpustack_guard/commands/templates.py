@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.output import err, out
@@ -12,10 +11,11 @@ from gpustack_guard.adapters.template_catalog import TemplateInfo, describe_temp
 from gpustack_guard.adapters.templates import sandbox_limits
 from gpustack_guard.core.echo import escape
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import TableFormat
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class TemplatesOptions:
     specs: tuple[str, ...] = ()  # templates/ beside or above these folders are searched first, as when rendering
     templates: tuple[str, ...] = ()

@@ -14,6 +14,7 @@ from gpustack_guard.core import echo
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
 from gpustack_guard.core.secrets import scrub
 from gpustack_guard.core.units import gib
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import live as L
 from gpustack_guard.core.verify import patterns as P
@@ -32,7 +33,7 @@ class VerifyFormat(str, enum.Enum):
     MARKDOWN = "markdown"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class VerifyOptions:
     log: str
     backend: str | None = None  # default: the engine whose lines the log holds

@@ -13,7 +13,6 @@ bug in gsg.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.logs import LogLimits
@@ -28,6 +27,7 @@ from gpustack_guard.core.memory import engine
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, Claims, owner
 from gpustack_guard.core.pipeline import Report
 from gpustack_guard.core.units import gib
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import live as L
 from gpustack_guard.core.verify.logparse import mask_secrets
@@ -39,7 +39,7 @@ OWN_FORMATS = ("text", "json", "markdown")  # verify's per-instance report; the 
 VERIFIED, NOT_VERIFIED, SKIPPED = "verified", "not-verified", "skipped"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class LiveVerifyOptions:
     sources: wiring.SpecSources
     connection: wiring.ConnectionOptions

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
 from gpustack_guard.core import engine_flags as EF
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.secrets import is_secret_flag
+from gpustack_guard.core.values import frozen_value
 
 FORBIDDEN = {
     "port": "GPUStack assigns the port itself",
@@ -56,7 +56,7 @@ def backend_family(backend: str | None, is_gguf: bool = False) -> str:
     return "other"
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class Arg:
     """One backend argument, its name canonical, with its position in the list it came from."""
 

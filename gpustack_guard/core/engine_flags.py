@@ -25,7 +25,6 @@ import functools
 import math
 import re
 import struct
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Union
 
@@ -74,7 +73,7 @@ def kept_each(family: str | None) -> frozenset[str]:
     return KEPT_EACH.get(family or "", frozenset())
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class MultiValueFlags:
     """Flags one engine's releases [since, until) parse with argparse nargs='+' or '*': every following item that
     is not a flag is one of their values (`--lora-modules a=x b=y`). Any other flag takes one value and argparse

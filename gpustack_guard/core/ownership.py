@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 
 from gpustack_guard import __version__
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -37,7 +36,7 @@ LEGACY = "legacy"  # gsg's marker without a project (written before projects exi
 PROJECT_OWNED = "project"
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class Owner:
     """Who owns a live deployment: unmanaged, a legacy gsg one, or a project's."""
 

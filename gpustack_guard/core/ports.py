@@ -5,10 +5,10 @@ Keeping them here lets `core/` import nothing from `adapters/` (tests/architectu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     from gpustack_guard.core.fleet.model import Fleet
@@ -30,7 +30,7 @@ class LocatedData(Protocol):
     def position(self, path: YamlPath, *, key: bool = False) -> tuple[int, int]: ...
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class TemplateOutput:
     """What a guard template renders: arguments the spec may not contradict, overridable defaults, env."""
 

@@ -12,7 +12,6 @@ import fnmatch
 import re
 from bisect import bisect_right
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence, Tuple
 
 from gpustack_guard.core import echo
@@ -40,7 +39,7 @@ def can_suppress(rule: Rule) -> bool:
                 and rule.emitted_by.startswith(STOPPING_STAGES))
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class InlineSuppression:
     """One `# gsg: ignore[...] reason` comment: where it is, the ids it names and why."""
 

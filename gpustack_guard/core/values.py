@@ -69,7 +69,7 @@ def _build(cls: _Cls, eq: bool, shown: bool) -> _Cls:
         made = declared if isinstance(declared, dataclasses.Field) else dataclasses.field(default=declared)
         if not made.init or made.kw_only is True:
             raise TypeError(f"{cls.__qualname__}.{name}: @frozen_value takes no init=False or kw_only field")
-        made.name, made.type = name, annotation
+        made.name, made.type, made.kw_only = name, annotation, False  # kw_only as @dataclass settles it
         made._field_type = dataclasses._FIELD  # type: ignore[union-attr, attr-defined]  # what fields() reads
         has_default = made.default is not _MISSING or made.default_factory is not _MISSING
         if seen_default and not has_default:

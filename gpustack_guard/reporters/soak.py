@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.verdict import Verdict
+from gpustack_guard.core.values import frozen_value
 
 JSON_FORMAT_VERSION = "1.1"  # minor: additive; major: breaking (1.1: the load model, issue 36)
 GIB = 1024 ** 3
@@ -72,7 +73,7 @@ def _count(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Column:
     heading: str
     width: int

@@ -90,3 +90,57 @@ def test_gsg_value_types_are_built_by_frozen_value():
         assert cls.__setattr__.__name__ == "_refuse_assignment" and dataclasses.is_dataclass(cls)
     made = Removals()
     assert Removals.__init__.__qualname__ == "OverlayRemovals.__init__" and made.excluded == {} and made != Removals()
+
+
+def compared(decorate):
+    @decorate
+    class Pair:
+        """Compared by value: a hidden field and one left out of comparison."""
+
+        a: int
+        b: tuple = ()
+        note: str = field(default="n", compare=False)
+        secret: str = field(default="s", repr=False)
+
+    return Pair
+
+
+EQ_OURS = compared(frozen_value(eq=True, repr=True))
+EQ_THEIRS = compared(lambda cls: dataclass(frozen=True)(cls))
+
+
+def test_eq_hash_and_repr_as_dataclass_frozen_writes_them():
+    for args in [(1,), (1, (2, 3)), (1, (), "other"), (2, (), "n", "t")]:
+        ours, theirs = EQ_OURS(*args), EQ_THEIRS(*args)
+        assert hash(ours) == hash(theirs) and repr(ours) == repr(theirs)
+        assert ours == EQ_OURS(*args) and ours != theirs  # another class is never equal, as with dataclass
+    assert EQ_OURS(1, (), "x") == EQ_OURS(1, (), "y") and EQ_THEIRS(1, (), "x") == EQ_THEIRS(1, (), "y")
+    assert EQ_OURS(1) != EQ_OURS(2) and len({EQ_OURS(1), EQ_OURS(1), EQ_OURS(2)}) == 2
+    assert EQ_OURS(1).__eq__(3) is NotImplemented and repr(EQ_OURS(1)).endswith(".Pair(a=1, b=(), note='n')")
+
+
+def test_a_method_the_class_writes_is_kept():
+    @frozen_value(eq=True, repr=True)
+    class Own:
+        """Writes its own equality and repr; the hash is left to Python's rule (None beside an own __eq__)."""
+
+        a: int
+
+        def __eq__(self, other):
+            return True
+
+        def __repr__(self):
+            return "own"
+
+    assert Own(1) == Own(2) and repr(Own(1)) == "own"
+    with pytest.raises(TypeError):
+        hash(Own(1)) if Own.__hash__ is None else (_ for _ in ()).throw(TypeError("hashed"))
+
+
+def test_a_dataclass_may_extend_a_frozen_value():
+    @dataclass(frozen=True)
+    class Child(EQ_OURS):
+        c: int = 0
+
+    made = Child(1, (), "n", "s", 5)
+    assert made.c == 5 and [f.name for f in dataclasses.fields(made)] == ["a", "b", "note", "secret", "c"]

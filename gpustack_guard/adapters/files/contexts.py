@@ -17,7 +17,6 @@ A key itself is never written here: only where to read it from.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from gpustack_guard.adapters.files.regular_file import path_problem
@@ -25,6 +24,7 @@ from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_fi
 from gpustack_guard.core import echo
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.urls import bad_url
+from gpustack_guard.core.values import frozen_value
 
 # What a context holds, and what each field means (`gsg schema contexts` reads these too).
 DESCRIPTIONS = {
@@ -45,7 +45,7 @@ TOP_FIELDS = ("current-context", "contexts")
 MAX_TIMEOUT_SECONDS = 3600  # an hour for one request: beyond it, a server is down, not slow
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Context:
     name: str
     server: str
@@ -59,7 +59,7 @@ class Context:
     timeout: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ContextsFile:
     path: str
     contexts: dict[str, Context]

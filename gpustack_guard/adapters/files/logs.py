@@ -14,6 +14,7 @@ from typing import Iterator, Mapping
 
 from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.values import frozen_value
 
 MiB = 1024**2
 CHUNK_BYTES = 64 * 1024  # one read; the memory held is a chunk plus one capped line
@@ -21,7 +22,7 @@ UNFINISHED_NOTE = "the log stops mid-line, in a number: that number was not read
 BINARY_PROBE_BYTES = 8192  # a NUL byte in the first 8 KiB: not a text log (what `git` and `file` look at)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class LogLimits:
     """How much of a log gsg reads; each can be set from the environment."""
 

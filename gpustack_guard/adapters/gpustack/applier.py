@@ -52,6 +52,7 @@ from gpustack_guard.core.ownership import (
     marker,
     owner,
 )
+from gpustack_guard.core.values import frozen_value
 
 STEP_KINDS = {DELETE: ("delete",), UPDATE: ("update",), CREATE: ("create",), REPLACE: ("delete", "create")}
 _NOT_ATTEMPTED = object()  # a step skipped because another in its group failed first
@@ -61,7 +62,7 @@ class WrongTarget(GsgError):
     """The server answered about, or stored, another model than the one a write targets: apply stops."""
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Step:
     kind: str  # delete | update | create
     change: Change

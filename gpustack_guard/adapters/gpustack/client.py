@@ -41,6 +41,7 @@ from gpustack_guard.adapters.gpustack.transport import (
 from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.secrets import mask_url
+from gpustack_guard.core.values import frozen_value
 
 IDEMPOTENT = {"GET", "PUT", "DELETE", "HEAD"}
 RETRY_STATUS = {502, 503, 504}
@@ -57,7 +58,7 @@ _HEADER_BLOCK_OVERFLOW = "Receive buffer too long"
 _HEADERS_TOO_LARGE = f"the answer's status line and headers are larger than gsg reads ({MAX_HEADER_BYTES // 1024} KiB)"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Limits:
     """How long and how much gsg waits for and reads from a server; each can be set from the environment."""
 
@@ -123,7 +124,7 @@ STOPPED_BROKEN = "broken"  # the connection broke mid-answer
 STOPPED_BY_READER = "reader"  # the caller had what it needed
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class StreamedText:
     """How a streamed answer ended: the bytes handed over and why reading stopped (None: the answer's end)."""
 

@@ -17,6 +17,7 @@ from gpustack_guard.adapters.files.logs import UNFINISHED_NOTE, LineSplitter, Lo
 from gpustack_guard.adapters.gpustack import client as C
 from gpustack_guard.adapters.gpustack.client import INT64_MAX, ApiError, GPUStackClient, kind_of
 from gpustack_guard.adapters.gpustack.transport import printable
+from gpustack_guard.core.values import frozen_value
 
 INSTANCES = "/v2/model-instances"
 # The `limit` of lines asked for: a start-up log is hundreds of lines, llama.cpp at -lv 4 tens of thousands
@@ -25,7 +26,7 @@ START_UP_LOG_LINES = 100_000
 PROXY_FAILURE_MARK = "\x1b[999;1H"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class LiveInstance:
     """A model instance as verify needs it: where it runs (main worker first, then subordinate workers)."""
 

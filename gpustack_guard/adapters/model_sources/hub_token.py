@@ -6,12 +6,12 @@ writes). The value is never printed: wiring registers it with the output scrubbe
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from gpustack_guard.adapters.files.regular_file import MAX_KEY_FILE_BYTES, read_text_file
 from gpustack_guard.adapters.model_sources.hub_cache import expand_path, hf_home
+from gpustack_guard.core.values import frozen_value
 
 
 def token_path(environ: Mapping[str, str] = os.environ) -> Path:
@@ -24,7 +24,7 @@ def _clean(token: str | None) -> str | None:
     return (token or "").replace("\r", "").replace("\n", "").strip() or None
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class HubToken:
     """The Hugging Face token gsg found, and whether it came from a file (then it is registered as a secret)."""
 

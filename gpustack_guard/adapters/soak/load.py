@@ -13,7 +13,6 @@ import json
 import ssl
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 import httpx
@@ -23,6 +22,7 @@ from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.json_depth import nests_deeper
 from gpustack_guard.core.soak.prompts import Prompt
 from gpustack_guard.core.soak.rounds import RequestResult
+from gpustack_guard.core.values import frozen_value
 
 # a delta counts when it carries `content` or reasoning: `reasoning_content` (vLLM, SGLang, DeepSeek) or
 # `reasoning` (newer vLLM, OpenRouter)
@@ -75,7 +75,7 @@ MALFORMED = "malformed stream chunk"
 UNFINISHED_REASONS = ("abort", "error")
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Target:
     name: str  # "ours" | "reference"
     url: str  # the chat-completions URL

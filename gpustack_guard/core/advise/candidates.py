@@ -6,7 +6,7 @@ No arithmetic lives here: a candidate is a GPUStack deployment document with a g
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from gpustack_guard.core import findings as F
@@ -16,6 +16,7 @@ from gpustack_guard.core.memory.estimate import FITS, Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.ports import EvaluateSpecs
 from gpustack_guard.core.spec.check import SpecDoc
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verdict import deployment_verdict
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class InMemoryDocument:
         return 1, 1
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Target:
     """What is being advised: the model as the spec names it, the backend and the GPUs one deployment may use."""
 
@@ -60,7 +61,7 @@ class Target:
         return BACKEND_NAME[self.family]
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Judged:
     """One candidate as `gsg validate` sees it."""
 

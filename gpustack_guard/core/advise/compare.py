@@ -7,7 +7,7 @@ GSG033 prices the emitted spec (core/memory/demand.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from gpustack_guard.core.advise.candidates import Evaluate, Target, hypothetical_fleet, judge
 from gpustack_guard.core.advise.sizing import COMPACT_KV, MAX_FRACTION, Sizing, peak_tokens, size
@@ -19,6 +19,7 @@ from gpustack_guard.core.rules import fleet as RF
 from gpustack_guard.core.rules import memory as RM
 from gpustack_guard.core.rules import placement as RP
 from gpustack_guard.core.units import gib
+from gpustack_guard.core.values import frozen_value
 
 SHARED, SEPARATE, PRIORITY, GROUPED = "shared", "separate", "shared-with-priority", "grouped"
 DOES_NOT_FIT = "does-not-fit"
@@ -32,7 +33,7 @@ MAX_EXTRA_GPUS = 16  # how far "add N GPUs" looks before saying the model needs 
 KV_NAME = {family: f"{COMPACT_KV[family]} KV ({knobs.compact_kv_args()})" for family, knobs in KNOBS.items()}
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Share:
     """What one workload gets from one option."""
 
@@ -49,7 +50,7 @@ class Share:
         return min(self.deployment.alone(self.workload), self.deployment.sequences)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Option:
     kind: str
     deployments: tuple[Sizing, ...]
@@ -87,7 +88,7 @@ class Option:
         return self.fits and all(r["meets"] is not False for r in self.slos().values())
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Advice:
     target: Target
     workloads: tuple[Workload, ...]

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from gpustack_guard.core.memory.estimate import Estimate
 from gpustack_guard.core.memory.facts import ModelFacts
 from gpustack_guard.core.memory.weights import active_params
+from gpustack_guard.core.values import frozen_value
 
 # Dense BF16/FP16 tensor throughput (FP32 accumulate, no sparsity) and memory bandwidth, from NVIDIA's data
 # sheets. Matched by name, most specific first; a GPU not listed gets no time estimate (said so, never guessed).
@@ -44,7 +44,7 @@ HOST_MEMORY_BANDWIDTH = 60e9  # bytes/s: a dual-channel DDR5 server read; llama.
 PCIE_BANDWIDTH = 25e9  # bytes/s: PCIe 4.0 x16 in practice; llama.cpp copies CPU layers' weights per prefill batch
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class GpuSpeed:
     flops: float  # dense tensor FLOP/s
     bandwidth: float  # memory bytes/s
@@ -57,7 +57,7 @@ def gpu_speed(name: str) -> GpuSpeed | None:
     return None
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Offload:
     """llama.cpp layers kept in host memory, and their first-order cost."""
 
@@ -90,7 +90,7 @@ def offload_cost(cpu_layers: int, total_layers: int, cpu_bytes: int, gpu_bytes: 
     return Offload(cpu_layers, total_layers, cpu_bytes, slowdown)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class StepCost:
     """What one engine step costs on one replica, and the budget it runs."""
 

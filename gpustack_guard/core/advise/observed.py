@@ -11,11 +11,12 @@ Only downwards: a pool the engine makes larger than gsg's estimate is said, not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from gpustack_guard.core import args as A
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, FAMILY, Judged
+from gpustack_guard.core.values import frozen_value
 
 # each engine's KV cache dtype when no flag sets one (sizing.FULL_PRECISION_KV is this table)
 DEFAULT_KV_DTYPE = {"vllm": "auto", "sglang": "auto", "llamacpp": "f16"}
@@ -26,7 +27,7 @@ class ObservedError(ValueError):
     """A file whose observation cannot scale this advice: one line, said against the file."""
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ObservedPool:
     source: str  # the file as given
     kind: str  # "verify report" | "recorded vector"

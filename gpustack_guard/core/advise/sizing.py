@@ -10,7 +10,7 @@ What the workloads decide (the vLLM tuning guide's rules of thumb, stated where 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpustack_guard.core.advise import latency
 from gpustack_guard.core.advise.candidates import BACKEND_NAME, Evaluate, Judged, Target, document, judge
@@ -22,6 +22,7 @@ from gpustack_guard.core.rules import fleet as RF
 from gpustack_guard.core.rules import memory as RM
 from gpustack_guard.core.rules import placement as RP
 from gpustack_guard.core.spec.model import Workload as GuardWorkload
+from gpustack_guard.core.values import frozen_value
 
 KV_BLOCK = 16  # vLLM's default block; SGLang and llama.cpp get the same rounding (harmless, and comparable)
 INTERACTIVE_CHUNK = 2048
@@ -75,7 +76,7 @@ def streams(judged: Judged) -> tuple[demand.Stream, ...]:
     return demand.streams_of(guard, judged.estimate.max_model_len if judged.estimate else 0)[0]
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Sizing:
     """The best candidate found for one deployment, and the ones it beat."""
 

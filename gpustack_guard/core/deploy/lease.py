@@ -9,7 +9,7 @@ from plan, drift, export and the fleet: they are bookkeeping, not deployments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpustack_guard.core.values import frozen_value
 
 LEASE = "gsg.dev/lease"  # meta: marks a model as gsg's lease (the holder's description)
 LEASE_EXPIRES = "gsg.dev/lease-expires"  # meta: epoch seconds after which the lease may be taken over
@@ -24,7 +24,7 @@ LEASE_SOURCE_REPO = "gpustack-guard/apply-lock"  # never downloaded: a model wit
 DEFAULT_LEASE_SECONDS = 1800  # past the longest apply without --wait; --wait adds its own timeout
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Holder:
     """Who takes a lease: shown to people (text), matched by the token, and host + pid to spot a dead holder."""
 
@@ -34,7 +34,7 @@ class Holder:
     pid: int
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Lease:
     """A lease as the server holds it: its model, holder, token and expiry."""
 

@@ -15,6 +15,7 @@ from gpustack_guard.core.deploy.ignore import keep_live
 from gpustack_guard.core.deploy.removals import NO_REMOVALS, OverlayRemovals
 from gpustack_guard.core.ownership import LEGACY, PROJECT_OWNED, RESTART_PENDING, Claims, Owner, digest, owner
 from gpustack_guard.core.secrets import mask_args, masked
+from gpustack_guard.core.values import frozen_value
 
 CREATE, UPDATE, REPLACE, DELETE, NOOP, CONFLICT = "create", "update", "replace", "delete", "noop", "conflict"
 LEGACY_OWNED = "legacy"  # information: a legacy-marked model no spec of this project declares; never pruned
@@ -31,7 +32,7 @@ SERVER_VOLATILE = {"ready_replicas", "state", "state_message", "restarting_since
                    "has_stale_lora_instances"}
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class FieldChange:
     """One field of a deployment: its live value and the spec's."""
 

@@ -12,10 +12,10 @@ the whole model they give 159,606,649,416 bytes against the index's total_size 1
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from gpustack_guard.core.memory.facts import ModelFacts, ParamBreakdown, WeightLayout
 from gpustack_guard.core.memory.kv import longest_fitting, window_pages
+from gpustack_guard.core.values import frozen_value
 
 BF16, FP32, INT64 = 2, 4, 8
 FP8_BLOCK = 128  # 128x128 weight blocks, one E8M0 scale byte each
@@ -31,7 +31,7 @@ def _fp4(rows: int, cols: int) -> int:
     return rows * cols // 2 + rows * (cols // MXFP4_GROUP)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class LayerBytes:
     """One DeepSeek-V4 layer's weights: split across ranks or held whole by each."""
 

@@ -8,16 +8,16 @@ each stream up to its own peak. One stream without a peak is the classic check: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 if TYPE_CHECKING:
     from gpustack_guard.core.spec.model import Workload as GuardWorkload
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class Stream:
     """Requests of one kind: KV tokens each holds at its longest, and how many run at once at peak."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, fields, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -49,7 +49,7 @@ class EncoderDummy:
     temporal_patch: int = 2
 
 
-@dataclass(frozen=True, repr=False)  # compared by value: identical configurations are one table
+@frozen_value(eq=True)  # compared by value: identical configurations are one table
 class RopeTable:
     """One rotary embedding as the model's layers ask for it (one per distinct rope configuration: the engines'
     get_rope caches an instance per key, so layers that share one share its cos/sin cache). Built from config.json

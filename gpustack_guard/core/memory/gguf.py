@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Literal
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -54,7 +54,7 @@ class GGUFError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class TensorInfo:
     name: str
     shape: tuple[int, ...]
@@ -70,7 +70,7 @@ class TensorInfo:
         return GGML_TYPES[self.type_id][0] if self.type_id in GGML_TYPES else f"type {self.type_id}"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class GGUFHeader:
     version: int
     metadata: dict

@@ -12,7 +12,6 @@ in 0.30.0).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory.estimate import UnsupportedModel
@@ -57,7 +56,7 @@ class MaxLenError(UnsupportedModel):
     facts problem (GSG030), not a bad argument."""
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class RopeEntry:
     """The rope_scaling fields of config.json that change the maximum length."""
 
@@ -68,7 +67,7 @@ class RopeEntry:
     original_max_position_embeddings: int | None = None
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class LengthConfig:
     """The config.json values vLLM's derivation reads (of the text config for multimodal models)."""
 

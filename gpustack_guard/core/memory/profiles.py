@@ -6,7 +6,7 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterable, NamedTuple, Protocol, TypeVar
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -4189,7 +4189,7 @@ LLAMACPP_FIT_SINCE = "b7474"
 # so only an -ot after a --cpu-moe that follows another -ot is checked too early), and the loader takes
 # the first pattern std::regex_search finds in a tensor's name (src/llama-model-loader.cpp create_tensor,
 # "buffer type overridden to"); a pattern that matches nothing moves nothing. Rows: the <experts> pattern by build.
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class LlamaCppExpertPattern:
     # a docstring of its own: without one, @dataclass writes one through inspect.signature at every import
     # (docs/performance.md, first and sixteenth rounds)
@@ -4636,7 +4636,7 @@ def llamacpp_env_args(version: str | None) -> tuple[LlamaCppEnvArg, ...]:
 # Each row holds for the releases [since, until), `until` being the first release after the ones read. A release gsg
 # has not read matches no row and gets no new report: a later parser may accept more.
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class SwitchFlagsRow:
     """Flags that take no value in releases [since, until): argparse `store_true` or `BooleanOptionalAction`
     (nargs=0), which exit at start-up on `--flag=x` ("ignored explicit argument") and on `--flag x` (an
@@ -4712,7 +4712,7 @@ SWITCH_FLAGS: dict[str, tuple[SwitchFlagsRow, ...]] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ChoiceFlagRow:
     """One flag's argparse `choices` in releases [since, until), compared exactly (case-sensitive): `FP8` and an
     empty value exit at start-up ("invalid choice"). `unset`: texts the parser's type turns into None, which the
@@ -5069,7 +5069,7 @@ def choice_row(family: str, flag: str, release: Version | None) -> ChoiceFlagRow
     return _read_row((row for row in CHOICE_FLAGS.get(family, ()) if row.flag == flag), release)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class ConfigFileRow:
     """An engine's `--config FILE` in releases [since, until): it reads more arguments from a YAML file at start-up,
     and only when `--config` is an argument of its own (the parser's `"--config" in args`); `--config=FILE` is then

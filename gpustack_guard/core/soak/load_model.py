@@ -15,6 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from gpustack_guard.core.soak.metrics import whole
 from gpustack_guard.core.soak.stats import percentile
+from gpustack_guard.core.values import frozen_value
 
 ARRIVALS = ("poisson", "constant")
 MAX_RATE = 10_000.0  # requests per second: past this the client, not the server, is what gets measured
@@ -32,7 +33,7 @@ SLO_EXAMPLE = "ttft_p99=2s,itl_p99=80ms"
 # ---------------------------------------------------------------- limits
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class SoakLimits:
     """What a soak keeps and sends at most; each can be set from the environment."""
 
@@ -87,7 +88,7 @@ def arrival_offsets(rate: float, arrival: str, seconds: float, seed: int, round_
 # ---------------------------------------------------------------- SLOs and goodput
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Slo:
     metric: str  # ttft | itl | e2e
     label: str  # p50 | p90 | p95 | p99
@@ -189,7 +190,7 @@ def round_misses(figures: Mapping[str, float | None], slos: Iterable[Slo]) -> li
 # ---------------------------------------------------------------- sweeps
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Sweep:
     dimension: str  # rate | concurrency
     values: tuple[float, ...]  # ascending

@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from gpustack_guard.core.values import frozen_value
+
 KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage",
             "llamacpp:kv_cache_usage_ratio", "gpustack:kv_cache_usage_ratio")  # all are 0..1 ratios
 PREEMPTION_COUNTERS = ("vllm:num_preemptions_total", "vllm:num_preemptions", "sglang:num_retracted_requests_total",
@@ -43,7 +45,7 @@ MODEL_LABELS = ("model_name", "model")
 ENGINE_OF_PREFIX = {"vllm:": "vLLM", "sglang:": "SGLang", "llamacpp:": "llama.cpp", "gpustack:": "GPUStack"}
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Sample:
     name: str  # the sample's own name: counters keep `_total` here even where the parser strips the family's
     labels: Mapping[str, str]

@@ -8,7 +8,8 @@ the start defeats prefix caching across requests, which would otherwise turn a s
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from gpustack_guard.core.values import frozen_value
 
 _VOCABULARY = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "his", "her", "they", "which", "this", "be", "are", "or", "had", "an", "not", "but", "what", "all", "were", "when", "we", "there", "can", "more", "if", "no", "out", "so", "said", "who", "one", "about", "up", "them", "time", "has", "into", "only", "other", "new", "some", "could", "these", "two", "may", "first", "then", "do", "any", "like", "my", "now", "over", "such", "our", "man", "me", "even", "most", "made", "after", "also", "did", "many", "before", "must", "through", "back", "years", "where", "much", "your", "way", "well", "down", "should", "because", "each", "just", "those", "people", "how", "too", "little", "state", "good", "very", "make", "world", "still", "own", "see", "men", "work", "long", "get", "here", "between", "both", "life", "being", "under", "never", "day", "same", "another", "know", "while", "last", "might", "us", "great", "old", "year", "off", "come", "since", "against", "go", "came", "right", "used", "take", "three"]
 
@@ -30,7 +31,7 @@ def _shown(tokens: int) -> str:
     return f"{tokens:,}" if abs(tokens) < 10**15 else f"a {len(str(abs(tokens))):,}-digit number"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Prompt:
     index: int
     text: str
@@ -46,7 +47,7 @@ def make_prompt(seed: int, index: int, prompt_tokens: int, max_tokens: int) -> P
     return Prompt(index, text, prompt_tokens, max_tokens)
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class WorkloadEntry:
     prompt_tokens: int  # with `text`: an estimate, for the report
     max_tokens: int

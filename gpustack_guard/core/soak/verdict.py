@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from gpustack_guard.core.engine_knobs import KNOBS
 from gpustack_guard.core.soak.rounds import RoundStats
 from gpustack_guard.core.soak.stats import median, rising_pair_fraction, theil_sen_slope
+from gpustack_guard.core.values import frozen_value
 
 STABLE, MEMORY_GROWTH, PREEMPTION, LATENCY_DRIFT, FAILING, INCOMPLETE, INCONCLUSIVE = (
     "stable", "memory-growth", "preemption", "latency-drift", "failing", "incomplete", "inconclusive")
@@ -27,7 +28,7 @@ GIB = 1024 ** 3
 MIB = 1024 ** 2
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Thresholds:
     max_error_rate: float = 0.05  # over the whole run
     memory_growth_fraction: float = 0.02  # growth across the run, relative to its median level

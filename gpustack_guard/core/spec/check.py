@@ -7,7 +7,6 @@ import functools
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pydantic_core import ValidationError
@@ -26,6 +25,7 @@ from gpustack_guard.core.spec.model import (
     DeploymentSpec,
 )
 from gpustack_guard.core.units import MAX_DEVICE_BYTES, MAX_MODEL_BYTES, TiB
+from gpustack_guard.core.values import frozen_value
 
 GPU_ID = re.compile(r"^(?P<worker>.+):(?P<type>[^:]+):(?P<index>\d+)$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -36,7 +36,7 @@ _ENV_VALUE_BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ONE_LINE_WITH_BREAK = re.compile(r"\A[^\n]*(\n)\Z")
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class SpecDoc:
     """A spec document as read from disk: where it is, its raw data and its positions; after the check stage,
     a copy carries the validated spec."""

@@ -7,9 +7,9 @@ the value to write instead (a hub URL pasted into `huggingface_repo_id` holds th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.values import frozen_value
 
 # huggingface_hub's validate_repo_id (utils/_validators.py): `name` or `namespace/name`, ASCII letters, digits,
 # '-', '_' and '.', neither part starting or ending with '-' or '.', the name at most 96 characters, no '--' or
@@ -24,7 +24,7 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
 
 
-@dataclass(frozen=True, repr=False)  # compared: a kept answer (repo_id's memo) must equal the check's
+@frozen_value(eq=True)  # compared: a kept answer (repo_id's memo) must equal the check's
 class Problem:
     """Why a hub id or file path is refused, and what to write instead when known."""
 

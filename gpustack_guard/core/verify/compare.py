@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 from gpustack_guard.core.memory import profiles as MP
 from gpustack_guard.core.memory.engines.sglang import start_up_bytes as sglang_start_up
@@ -19,6 +18,7 @@ from gpustack_guard.core.memory.estimate import (
     Estimate,
 )
 from gpustack_guard.core.memory.terms import budget_terms
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import ObservedLog
 
@@ -562,7 +562,7 @@ def same_device_terms(log: ObservedLog, est: Estimate, estimated: dict) -> dict:
             **({P.COMPUTE_BUFFER: device["compute"]} if P.COMPUTE_BUFFER in estimated else {})}
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Delta:
     term: str
     observed: int | float | None

@@ -17,6 +17,7 @@ from gpustack_guard.core.memory import demand, engine
 from gpustack_guard.core.memory.estimate import FITS, Estimate
 from gpustack_guard.core.rules import memory as M
 from gpustack_guard.core.stages.placement import replica_injection
+from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.verify import compare as C
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.logparse import LogParser, ObservedLog
@@ -90,7 +91,7 @@ def env_seen_in(rendered: RenderedSpec, log: ObservedLog) -> dict[str, str] | No
     return None if seen == own else seen
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Instance:
     """A running instance as verify names it in lines and findings."""
 

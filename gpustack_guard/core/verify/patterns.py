@@ -11,7 +11,7 @@ one device's) figures; engine terms are the engine's own (KV capacity, the lengt
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 try:  # the regex parser, to find the text a pattern cannot match without (required_literal)
@@ -37,6 +37,7 @@ from gpustack_guard.core.memory.terms import (  # noqa: F401 (re-exported for th
     SAMPLER_WARMUP,
     WEIGHTS,
 )
+from gpustack_guard.core.values import frozen_value
 
 VLLM, SGLANG, LLAMACPP = "vllm", "sglang", "llama.cpp"
 # the first vLLM release whose V0 model runner prints "Loading model weights took" (worker/model_runner.py@v0.4.0;
@@ -106,7 +107,7 @@ ENCODER_ITEMS = "encoder_profile_items"
 RANK, ENGINE = "rank", "engine"
 
 
-@dataclass(frozen=True)
+@frozen_value(eq=True, repr=True)
 class Pattern:
     id: str
     engine: str  # VLLM, SGLANG, LLAMACPP, or "" for lines every engine can print (torch's out of memory)

@@ -6,7 +6,7 @@ import bisect
 import copy
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -414,7 +414,7 @@ def stage_weights(facts: ModelFacts, tp: int, parts: list[int]) -> list[int]:
     return out
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class EncoderProfile:
     """What V1's profile_run spends on a vision encoder before the KV budget is taken (profiles.VLLM_ENCODER_ROWS
     and the note above it): the dummy items, the encoder phase, what stays allocated through the text run."""
@@ -1809,7 +1809,7 @@ def warmup_rows(row: P.VllmSamplerRow, seqs: int, batched: int) -> int:
     return min(seqs, batched if row.warmup_rows == "v1" else batched // 2)
 
 
-@dataclass(frozen=True, repr=False)
+@frozen_value(eq=True)
 class GraphPlan:
     """What one rank captures: the mode, its PIECEWISE and FULL graphs and the largest captured size."""
 
