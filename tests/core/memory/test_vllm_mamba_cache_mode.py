@@ -122,6 +122,8 @@ def test_what_all_mode_cannot_size_is_refused():
         estimate(NEMOTRON, "0.12.0", enable_prefix_caching=True, block_size=2048)
     with pytest.raises(GatedDeltaUnsupported, match="before vLLM 0.12.0"):
         estimate(NEMOTRON, "0.11.2", enable_prefix_caching=True)
+    with pytest.raises(GatedDeltaUnsupported, match="--use-replayssm adds replay-ring states"):
+        estimate(NEMOTRON, "0.34.0", use_replayssm=True)
     # from 0.20.0 the block enters the alignment: lcm(128, 2048) = 2,048
     assert mamba(estimate(NEMOTRON, "0.26.0", block_size=2048))[:2] == ("all", 2048)
 
@@ -169,3 +171,18 @@ def test_gated_delta_explicit_flags_on_a_second_model_and_release():
         run(qwen36, {**flags, "mamba-block-size": "512", "no-enable-prefix-caching": None}, "0.30.0", (H200,))
     with pytest.raises(EF.FlagValueError, match="has no --mamba-cache-mode"):
         run(NEXT, {"tensor-parallel-size": "2", "mamba-cache-mode": "align"}, "0.13.0")
+
+
+def test_the_align_budget_assert_holds_for_a_mamba2_hybrid_too():
+    """config/vllm.py@v0.18.0 .. @v0.26.0 asserts the block in "align" for any hybrid; "all" is not checked."""
+    facts = facts_from_config(NEMOTRON, "test")
+    flags = {"max-model-len": "8192", "enable-prefix-caching": None, "max-num-batched-tokens": "1024"}
+
+    def refusal(extra, version):
+        return engine_estimate("vllm", facts, [H100[::-1]], {**flags, **extra}, version, Policy()).extra[
+            "align_block_refusal"]
+
+    assert refusal({"mamba-cache-mode": "align"}, "0.26.0") == \
+        "In Mamba cache align mode, block_size (1040) must be <= max_num_batched_tokens (1024)."
+    assert refusal({}, "0.26.0") is None  # mode "all" (block 1,152)
+    assert refusal({"mamba-cache-mode": "align"}, "0.27.0") is None  # the assert is gone

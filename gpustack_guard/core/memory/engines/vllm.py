@@ -715,6 +715,9 @@ def mamba2_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_na
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Mamba-2 hybrid's state and attention layers "
                                     "unevenly: gsg sizes it on one stage only")
+    if cfg.use_replayssm:  # mamba_mixer2.py@v0.34.0 get_state_shape: 5 states a layer with the replay ring, not 2
+        raise GatedDeltaUnsupported("--use-replayssm adds replay-ring states to every Mamba-2 layer "
+                                    "(mamba_mixer2.py@v0.34.0): gsg has not read their shape")
     mode = mamba_cache_mode(cfg, caching, version, mode_row.mamba2_default, notes)
     shape = Mamba2KV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
                      cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype, fa4_page(facts, cfg, version, gpu_name),
