@@ -531,13 +531,13 @@ def vllm_mamba_cache_mode_row(version: str | None) -> VllmMambaCacheModeRow:
 
 # Prefix caching of a Gated DeltaNet hybrid (core/memory/gated_delta.py): whether the release turns it on by
 # default and how many state pages a sequence's linear group then takes. Read per tag:
-#   0.15.1  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache
+#   0.15.0  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache
 #           mode "all" only for models with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM and the
 #           Qwen3_5 classes lack (models/qwen3_next.py, qwen3_5.py @v0.15.1 .. @v0.34.0), so "align";
 #           mamba_block_size = the attention block (the block size is computed as with no prefix caching);
 #           v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: "align" takes 2 + speculative pages
-#           (@v0.15.1 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA and Mamba2 layers
-#           only up to 0.32.0).
+#           (@v0.15.0 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA layers, and by
+#           Mamba2 layers from 0.32.0, mamba_mixer2.py, not by GDN ones up to 0.32.0). @v0.15.0 reads as @v0.15.1.
 #   0.0.0   (the model arrives in 0.10.2) models/config.py@v0.10.2 and @v0.11.0 MambaModelConfig sets
 #           enable_prefix_caching = False for every hybrid model; @v0.11.2 .. @v0.14.1 it keeps it only for models
 #           with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM lacks (models/qwen3_next.py), and logs
@@ -568,8 +568,8 @@ VLLM_GATED_DELTA_PREFIX_ROWS = (
     VllmGatedDeltaPrefixRow("0.0.0", False, None, "vllm/model_executor/models/config.py@v0.10.2 and @v0.11.0 "
                             "MambaModelConfig (off for every hybrid); @v0.11.2 .. @v0.14.1 (off without "
                             "SupportsMambaPrefixCaching, which models/qwen3_next.py lacks)", turned_off=True),
-    VllmGatedDeltaPrefixRow("0.15.1", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.1 MambaSpec (align: 2 pages); "
-                            "model_executor/models/config.py@v0.15.1 MambaModelConfig"),
+    VllmGatedDeltaPrefixRow("0.15.0", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.0 and @v0.15.1 MambaSpec "
+                            "(align: 2 pages); model_executor/models/config.py@v0.15.0 and @v0.15.1 MambaModelConfig"),
     VllmGatedDeltaPrefixRow("0.26.0", True, 2, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported; "
                             "v1/kv_cache_interface.py@v0.26.0 MambaSpec (align: 2 pages)"),
     VllmGatedDeltaPrefixRow("0.33.0", True, 2, "vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py@v0.33.0"

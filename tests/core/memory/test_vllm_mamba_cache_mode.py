@@ -186,3 +186,11 @@ def test_the_align_budget_assert_holds_for_a_mamba2_hybrid_too():
         "In Mamba cache align mode, block_size (1040) must be <= max_num_batched_tokens (1024)."
     assert refusal({}, "0.26.0") is None  # mode "all" (block 1,152)
     assert refusal({"mamba-cache-mode": "align"}, "0.27.0") is None  # the assert is gone
+
+
+def test_gated_delta_prefix_caching_runs_align_from_0_15_0():
+    """models/config.py@v0.15.0 already has the modes (the same MambaModelConfig, MambaSpec and MambaManager as
+    @v0.15.1): an explicit --enable-prefix-caching keeps 2 state pages; 0.14.1 turns it off."""
+    flags = {"tensor-parallel-size": "2", "max-model-len": "32768", "enable-prefix-caching": None}
+    assert run(NEXT, flags, "0.15.0").extra["gated_delta"]["mamba_cache_mode"] == "align"
+    assert run(NEXT, flags, "0.14.1").extra["gated_delta"]["mamba_cache_mode"] == "none"
