@@ -471,6 +471,8 @@ def _vllm_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("max-loras", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("max-lora-rank", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("max-cudagraph-capture-size", python_int, POSITIVE, PYTHON_INT),
+        # config/cache.py mamba_block_size: int, Field(gt=0) (@v0.12.0 .. @v0.34.0)
+        NumericFlag("mamba-block-size", python_int, POSITIVE, PYTHON_INT),
     ]
     return {f.key: f for f in flags}
 

@@ -95,7 +95,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         nccl_nvls_disabled=_nccl_number(env.get(P.NCCL_NVLS_ENABLE_ENV)) == 0,
         mamba_cache_dtype=_text(flags.get("mamba-cache-dtype")),
         mamba_ssm_cache_dtype=_text(flags.get("mamba-ssm-cache-dtype")),
-        mamba_layout_flag=_vllm_mamba_layout_flag(flags),
+        mamba_cache_mode=_vllm_mamba_cache_mode(flags, version),
+        mamba_block_size=value("mamba-block-size"),
         enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
                                else _flag(flags, "enable-prefix-caching")),
         use_replayssm=_flag(flags, "use-replayssm"),
@@ -507,12 +508,21 @@ def _sglang_env_bool(env: dict, name: str) -> bool | None:
                      "and refuses this one at start-up")
 
 
-def _vllm_mamba_layout_flag(flags: dict) -> str | None:
-    """A vLLM flag that lays out a Mamba-2 hybrid's state pages by code gsg has not read (engines/vllm.mamba2_shape)."""
-    mode = str(flags.get("mamba-cache-mode", "none")).strip().lower()
-    if mode != "none":
-        return f"--mamba-cache-mode {mode}"
-    return "--mamba-block-size" if "mamba-block-size" in flags else None
+def _vllm_mamba_cache_mode(flags: dict, version: str | None) -> str | None:
+    """--mamba-cache-mode as given (engines/vllm.mamba_cache_mode reads it); refused before the release that added it
+    (profiles.VLLM_MAMBA_CACHE_MODE_ROWS), as --performance-mode is. Its choices: profiles.CHOICE_FLAGS."""
+    key = "mamba-cache-mode"
+    if key not in flags:
+        return None
+    text = _text(flags[key])
+    if version is not None and parse_version(version) is None:
+        return text  # a tag gsg cannot read: no refusal on a release whose parser was not read
+    release = P.arithmetic_version("vllm", version)
+    if not P.vllm_mamba_cache_mode_row(release).flag:
+        assumed = "" if version is not None else " (gsg's assumed release: pin backend_version)"
+        raise EF.FlagValueError(key, text, f"vLLM {release}{assumed} has no --{key} (it exists from "
+                                           f"{P.VLLM_MAMBA_CACHE_MODE_SINCE}; prefix caching picks the mode)")
+    return text
 
 
 def _sglang_mamba_unread(flags: dict, version: str | None = None) -> str | None:

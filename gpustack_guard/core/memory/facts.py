@@ -112,6 +112,9 @@ class ModelFacts:
     mamba_d_conv: int | None = None
     mamba_intermediate_size: int | None = None
     mamba_ssm_cache_dtype: str | None = None  # Nemotron-H's config names it (NemotronHForCausalLMConfig reads it)
+    # the SSD kernel's chunk (mamba_chunk_size, else chunk_size: ModelConfig.get_mamba_chunk_size), which vLLM's
+    # mamba cache mode "all" aligns the attention block to (profiles.VLLM_MAMBA_CACHE_MODE_ROWS)
+    mamba_chunk_size: int | None = None
     attention_output_gate: bool = False  # q_proj also yields a per-head output gate (Qwen3-Next, Qwen3.5)
     vision_params: int = 0  # vision tower + projector parameters vLLM loads (vision.py), at checkpoint dtype
     vision_encoder: EncoderDummy | None = None  # the dummy item vLLM profiles the encoder with (vision.py)

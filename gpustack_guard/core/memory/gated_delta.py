@@ -73,6 +73,7 @@ class GatedDeltaKV:
             raise GatedDeltaUnsupported(row.note)
         self.row = row
         self.state_pages = state_pages  # pages of one linear layer per sequence: 1 ("none") or 2 ("align")
+        self.cache_mode = "align" if state_pages > 1 else "none"
         # a draft's num_speculative_blocks: more state pages per sequence (profiles.VLLM_GATED_DELTA_SPEC)
         self.spec_blocks = spec_tokens
         assert facts.num_hidden_layers and facts.linear_attention_layers  # is_gated_delta
@@ -115,10 +116,17 @@ class GatedDeltaKV:
         """Steady cost of one more token of context: the full-attention layers' K and V."""
         return self.full_layers * self.token_bytes
 
+    def sequence_state_pages(self, tokens: int) -> int:
+        """State pages of one linear layer for a sequence of `tokens`: mode "all" keeps a state at every block
+        boundary (a page per block, as attention: MambaSpec.max_memory_usage_bytes), the others a fixed count."""
+        if self.cache_mode == "all":
+            return math.ceil(tokens / self.block_size)
+        return self.state_pages + self.spec_blocks
+
     def request_bytes(self, tokens: int) -> int:
         """max_memory_usage_bytes over every layer: a full layer's pages for `tokens`, a linear layer's state pages."""
         return (self.full_layers * math.ceil(tokens / self.block_size)
-                + self.linear_layers * (self.state_pages + self.spec_blocks)) * self.page_bytes
+                + self.linear_layers * self.sequence_state_pages(tokens)) * self.page_bytes
 
     def max_tokens_fitting(self, available: int, upper: int) -> int:
         return longest_fitting(self.request_bytes, available, upper)
@@ -131,7 +139,7 @@ class GatedDeltaKV:
         size, full_groups, linear_groups = groups
         blocks = override or available // (self.page_bytes * size)
         per_request = full_groups * math.ceil((max_len or 1) / self.block_size) + \
-            linear_groups * (self.state_pages + self.spec_blocks)
+            linear_groups * self.sequence_state_pages(max_len or 1)
         printed_block = min(self.block_size, max_len) if max_len else self.block_size
         return (blocks // (full_groups + linear_groups) * printed_block, blocks / per_request,
                 blocks * self.page_bytes * size)
@@ -149,7 +157,7 @@ class GatedDeltaKV:
                 "page_bytes": self.page_bytes, "state_page_padding_bytes": self.page_bytes - self.state_bytes,
                 "group_size": size, "full_attention_groups": full_groups, "linear_attention_groups": linear_groups,
                 "pages_per_sequence_state": linear_groups * (self.state_pages + self.spec_blocks),
-                "mamba_cache_mode": "align" if self.state_pages > 1 else "none",
+                "mamba_cache_mode": self.cache_mode,
                 **({"speculative_blocks": self.spec_blocks, "draft_full_attention_layers": self.draft_full_layers}
                    if self.spec_blocks else {}),
                 "rule": self.row.since, "source": self.row.source}

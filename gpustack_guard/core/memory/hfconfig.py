@@ -365,12 +365,24 @@ def _mamba2(config: dict, model_type: str, layers: int | None, hidden: Any) -> d
         return {"mamba_pattern": pattern, "mamba_num_heads": heads, "mamba_head_dim": head_dim,
                 "mamba_d_state": config.get("ssm_state_size"), "mamba_n_groups": config.get("n_groups"),
                 "mamba_d_conv": config.get("conv_kernel"), "mamba_intermediate_size": heads * head_dim,
-                "mamba_ssm_cache_dtype": config.get("mamba_ssm_cache_dtype"), "layer_norms": 1}
+                "mamba_ssm_cache_dtype": config.get("mamba_ssm_cache_dtype"), "layer_norms": 1,
+                "mamba_chunk_size": _chunk_size(config)}
     expand = config.get("mamba_expand")
     return {"mamba_pattern": pattern, "mamba_mlp_every_layer": True, "mamba_num_heads": config.get("mamba_n_heads"),
             "mamba_head_dim": config.get("mamba_d_head"), "mamba_d_state": config.get("mamba_d_state"),
             "mamba_n_groups": config.get("mamba_n_groups"), "mamba_d_conv": config.get("mamba_d_conv"),
-            "mamba_intermediate_size": int(expand * hidden) if isinstance(expand, (int, float)) else None}
+            "mamba_intermediate_size": int(expand * hidden) if isinstance(expand, (int, float)) else None,
+            "mamba_chunk_size": _chunk_size(config)}
+
+
+def _chunk_size(config: dict) -> int | None:
+    """The Mamba-2 SSD chunk as vLLM's get_mamba_chunk_size looks it up: mamba_chunk_size (Granite, Bamba), else
+    chunk_size (Nemotron-H); None where the config names neither."""
+    for key in ("mamba_chunk_size", "chunk_size"):
+        value = config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _recurrent_layers(config: dict, model_type: str) -> str | None:

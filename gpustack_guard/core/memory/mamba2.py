@@ -8,6 +8,9 @@ groups of one page per block, and the pool's block count is what GSG056 holds ag
   conv      (kernel - 1) x (intermediate + 2 x groups x state) / TP  at --mamba-cache-dtype (auto: model dtype)
   temporal  heads / TP x head dim x state                            at --mamba-ssm-cache-dtype (auto: as conv;
             Nemotron-H: the config's mamba_ssm_cache_dtype, else float16 from 0.13.0, float32 from 0.20.0)
+With prefix caching (profiles.VLLM_MAMBA_CACHE_MODE_ROWS) mode "all" aligns the block to lcm(the SSD chunk or
+--mamba-block-size, the kernel alignment) and keeps a state page per block of tokens; mode "align" keeps 2 pages
+(3 from 0.32.0) on the block of mode "none".
 Imported only for a Mamba-2 hybrid (validate's import budget).
 """
 
@@ -51,13 +54,18 @@ class Mamba2KV(GatedDeltaKV):
 
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,
-                 mamba_ssm_cache_dtype: str | None = None, kernel_page: int = 0):
+                 mamba_ssm_cache_dtype: str | None = None, kernel_page: int = 0, mode: str = "none",
+                 mamba_block: int | None = None):
         row = P.vllm_mamba2_row(version)
         if not row.modelled:
             raise GatedDeltaUnsupported(row.note)
         self.mamba_row = row
+        self.mode_row = P.vllm_mamba_cache_mode_row(version)
         self.row = P.vllm_gated_delta_row(version)  # the block alignment, shared with Gated DeltaNet
-        self.state_pages, self.spec_blocks, self.draft_full_layers = 1, 0, 0  # mode "none", no draft
+        self.cache_mode = mode
+        # pages of one Mamba-2 layer per sequence in "none" and "align" ("all": one a block of tokens); no draft
+        self.state_pages = self.mode_row.mamba2_align_pages if mode == "align" else 1
+        self.spec_blocks, self.draft_full_layers = 0, 0
         pattern = facts.mamba_pattern or ""
         self.linear_layers, self.full_layers = pattern.count("M"), pattern.count("*")
         self.token_bytes = kv_bytes_per_token_layer(facts, tp, kv_cache_dtype)
@@ -71,7 +79,20 @@ class Mamba2KV(GatedDeltaKV):
         self.state_bytes = conv * conv_bytes + temporal * ssm_bytes
         start_block = user_block or max(P.vllm_default_block_size(version), kernel_page)
         self.alignment = max(self._alignment(self.row, facts, gpu_name, start_block), kernel_page)
+        self.chunk = None
+        if mode == "all":  # the block also a multiple of the SSD chunk (or --mamba-block-size)
+            self.chunk = mamba_block or facts.mamba_chunk_size
+            if not self.chunk:
+                raise GatedDeltaUnsupported("mamba cache mode 'all' aligns the block to the model's Mamba chunk, "
+                                            "which its config does not name (mamba_chunk_size or chunk_size)")
+            self.alignment = math.lcm(self.chunk, self.alignment)
         needed = self.alignment * math.ceil(self.state_bytes / (self.alignment * self.token_bytes))
+        if mode == "all" and user_block and user_block > needed:
+            # before 0.20.0 the block does not enter the alignment: the attention block stays the flag's while the
+            # Mamba block is the computed one, a layout gsg has not read
+            raise GatedDeltaUnsupported(f"--block-size {user_block} is above the {needed}-token block of mamba "
+                                        "cache mode 'all', which then pages the Mamba-2 layers by another block: "
+                                        "gsg has not read that layout")
         self.block_size = max(needed, user_block or 0)
         self.block_raised = self.block_size != start_block
         self.page_bytes = self.block_size * self.token_bytes
@@ -79,5 +100,10 @@ class Mamba2KV(GatedDeltaKV):
     def report(self, groups: tuple[int, int, int]) -> dict:
         terms = super().report(groups)
         terms.pop("linear_attention_layers")
+        if self.cache_mode == "all":  # a page a block of tokens: the pages grow with the sequence
+            terms["pages_per_sequence_state"] = terms["state_page_bytes_per_sequence"] = "cdiv(tokens, block)"
+            terms["mamba_chunk"] = self.chunk
         return {"mamba2_layers": self.linear_layers, **terms, "state_rule": self.mamba_row.since,
-                "state_source": self.mamba_row.source}
+                "state_source": self.mamba_row.source,
+                **({"mode_rule": self.mode_row.since, "mode_source": self.mode_row.source}
+                   if self.cache_mode != "none" else {})}

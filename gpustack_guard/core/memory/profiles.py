@@ -425,7 +425,7 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 #   Prefix caching: models/config.py@v0.10.2 and @v0.11.0 MambaModelConfig turns it off for every hybrid (one state
 #           page a sequence); nemotron_h.py and granitemoehybrid.py@v0.12.0 .. @v0.34.0 are
 #           SupportsMambaPrefixCaching, so an --enable-prefix-caching (the default from 0.26.0,
-#           VLLM_GATED_DELTA_PREFIX_ROWS) runs mamba cache mode "all", whose pages gsg has not read: refused.
+#           VLLM_GATED_DELTA_PREFIX_ROWS) runs mamba cache mode "all" or "align" (VLLM_MAMBA_CACHE_MODE_ROWS).
 VLLM_NEMOTRON_H_ARCHITECTURES = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
 
 
@@ -461,15 +461,84 @@ def vllm_mamba2_row(version: str | None) -> VllmMamba2Row:
     return row_for("vllm", _MAMBA2_KEYS, version)
 
 
+# Mamba cache modes with prefix caching (a Mamba-2 hybrid's layout; a Gated DeltaNet hybrid's explicit flag): which
+# mode a release picks and what each takes. Read in the wheels (0.12.0 .. 0.15.1, 0.20.0, 0.26.0 .. 0.34.0):
+#   0.12.0  models/config.py@v0.12.0 (and @v0.13.0, @v0.14.1) MambaModelConfig: prefix caching stays on for a
+#           SupportsMambaPrefixCaching model (nemotron_h.py, granitemoehybrid.py), and HybridAttentionMambaModelConfig
+#           then sizes the block as in mode "all": unit = lcm(--mamba-block-size or the config's mamba_chunk_size /
+#           chunk_size, the kernel alignment), block = unit x cdiv(cdiv(state page, attention bytes of a token),
+#           unit), mamba_block_size = that block (a larger --block-size keeps its own, which gsg has not read);
+#           v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: cdiv(max_model_len, block) pages, and
+#           v1/core/single_type_kv_cache_manager.py MambaManager takes a page for every block of tokens, as attention.
+#           No --mamba-cache-mode (engine/arg_utils.py@v0.12.0 .. @v0.14.1).
+#   0.15.0  engine/arg_utils.py@v0.15.0 adds --mamba-cache-mode (config/cache.py MambaCacheMode all|align|none,
+#           default none). models/config.py@v0.15.1 MambaModelConfig: without prefix caching any mode becomes "none";
+#           with it "none" becomes "all" for SupportsMambaPrefixCaching models and "align" for the rest, and "all" on
+#           a model without it (Qwen3-Next, Qwen3.5) falls back to "align". "align": 2 pages (MambaSpec), the block as
+#           without prefix caching and mamba_block_size = the block (an explicit --mamba-block-size is replaced).
+#           platforms/interface.py@v0.20.0 .. @v0.31.0 _align_hybrid_block_size: the same "all" block, its alignment
+#           max(the backend's smallest kernel block, --block-size) (VLLM_GATED_DELTA_ROWS).
+#   0.28.0  models/config.py@v0.28.0 .. @v0.31.0: "none" with prefix caching becomes "align" for every hybrid; an
+#           explicit "all" still runs "all" on a Mamba-2 hybrid (@v0.27.0: "all" by default).
+#   0.32.0  config/cache.py@v0.32.0 MambaCacheMode align|none (argparse refuses "all"); mamba_mixer2.py@v0.32.0
+#           get_kv_cache_spec sets num_prefill_checkpoint_blocks=1: "align" takes 3 pages (MambaSpec), with no
+#           alignment of its own (get_prefill_checkpoint_alignment None @v0.33.0, @v0.34.0). @v0.28.0 .. @v0.31.0
+#           mamba_mixer2.py sets none: 2 pages.
+#   0.33.0  engine/arg_utils.py@v0.33.0 and @v0.34.0: --mamba-cache-mode is deprecated, "It has no effect" (the mode
+#           follows --enable-prefix-caching, as an explicit align|none already did in 0.32.0).
+#   Everywhere: config/vllm.py validate_mamba_block_size (@v0.12.0 .. @v0.34.0) exits on a --mamba-block-size other
+#           than max_model_len without prefix caching ("--mamba-block-size can only be set with
+#           --enable-prefix-caching").
+class VllmMambaCacheModeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    since: str
+    read: bool  # a Mamba-2 hybrid's layout with prefix caching is read
+    source: str
+    flag: bool = False  # --mamba-cache-mode exists
+    mamba2_default: str = "all"  # the mode of a Mamba-2 hybrid with prefix caching and no explicit one
+    all_mode: bool = True  # "all" is one of the choices
+    mamba2_align_pages: int = 2  # state pages of a Mamba-2 layer per sequence in "align"
+    note: str = ""
+
+
+VLLM_MAMBA_CACHE_MODE_SINCE = "0.15.0"
+VLLM_MAMBA_CACHE_MODE_ROWS = (
+    VllmMambaCacheModeRow("0.0.0", False, "vllm/model_executor/models/config.py@v0.12.0 MambaModelConfig",
+                          note="prefix caching of a Mamba-2 hybrid before vLLM 0.12.0 (0.11.1 .. 0.11.x keep it for "
+                               "SupportsMambaPrefixCaching models) lays out state pages by code gsg has not read: "
+                               "--no-enable-prefix-caching is sized"),
+    VllmMambaCacheModeRow("0.12.0", True, "vllm/model_executor/models/config.py@v0.12.0 .. @v0.14.1 "
+                          "HybridAttentionMambaModelConfig (all: lcm(chunk, alignment) block); "
+                          "v1/kv_cache_interface.py@v0.12.0 MambaSpec (cdiv(max_model_len, block) pages)"),
+    VllmMambaCacheModeRow("0.15.0", True, "vllm/model_executor/models/config.py@v0.15.1 MambaModelConfig; "
+                          "v1/kv_cache_interface.py@v0.15.1 .. @v0.27.0 MambaSpec (all: cdiv(max_model_len, block); "
+                          "align: 2 pages); platforms/interface.py@v0.20.0 .. @v0.27.0 _align_hybrid_block_size",
+                          flag=True),
+    VllmMambaCacheModeRow("0.28.0", True, "vllm/model_executor/models/config.py@v0.28.0 .. @v0.31.0 "
+                          "MambaModelConfig (align by default); v1/kv_cache_interface.py@v0.28.0 .. @v0.31.0 MambaSpec",
+                          flag=True, mamba2_default="align"),
+    VllmMambaCacheModeRow("0.32.0", True, "vllm/config/cache.py@v0.32.0 MambaCacheMode (no all); "
+                          "model_executor/layers/mamba/mamba_mixer2.py@v0.32.0 (align: 3 pages)",
+                          flag=True, mamba2_default="align", all_mode=False, mamba2_align_pages=3),
+    VllmMambaCacheModeRow("0.33.0", True, "vllm/engine/arg_utils.py@v0.33.0 and @v0.34.0 (--mamba-cache-mode has no "
+                          "effect); mamba_mixer2.py@v0.34.0 (align: 3 pages)",
+                          flag=True, mamba2_default="align", all_mode=False, mamba2_align_pages=3),
+)
+_MAMBA_CACHE_MODE_KEYS = keyed_by_release(VLLM_MAMBA_CACHE_MODE_ROWS)
+
+
+def vllm_mamba_cache_mode_row(version: str | None) -> VllmMambaCacheModeRow:
+    return row_for("vllm", _MAMBA_CACHE_MODE_KEYS, version)
+
+
 # Prefix caching of a Gated DeltaNet hybrid (core/memory/gated_delta.py): whether the release turns it on by
 # default and how many state pages a sequence's linear group then takes. Read per tag:
-#   0.15.1  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache
+#   0.15.0  models/config.py MambaModelConfig.verify_and_update_config: --enable-prefix-caching sets mamba cache
 #           mode "all" only for models with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM and the
 #           Qwen3_5 classes lack (models/qwen3_next.py, qwen3_5.py @v0.15.1 .. @v0.34.0), so "align";
 #           mamba_block_size = the attention block (the block size is computed as with no prefix caching);
 #           v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: "align" takes 2 + speculative pages
-#           (@v0.15.1 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA and Mamba2 layers
-#           only up to 0.32.0).
+#           (@v0.15.0 .. @v0.32.0; the num_prefill_checkpoint_blocks of 0.29.0 is set by KDA layers, and by
+#           Mamba2 layers from 0.32.0, mamba_mixer2.py, not by GDN ones up to 0.32.0). @v0.15.0 reads as @v0.15.1.
 #   0.0.0   (the model arrives in 0.10.2) models/config.py@v0.10.2 and @v0.11.0 MambaModelConfig sets
 #           enable_prefix_caching = False for every hybrid model; @v0.11.2 .. @v0.14.1 it keeps it only for models
 #           with SupportsMambaPrefixCaching, which Qwen3NextForCausalLM lacks (models/qwen3_next.py), and logs
@@ -500,8 +569,8 @@ VLLM_GATED_DELTA_PREFIX_ROWS = (
     VllmGatedDeltaPrefixRow("0.0.0", False, None, "vllm/model_executor/models/config.py@v0.10.2 and @v0.11.0 "
                             "MambaModelConfig (off for every hybrid); @v0.11.2 .. @v0.14.1 (off without "
                             "SupportsMambaPrefixCaching, which models/qwen3_next.py lacks)", turned_off=True),
-    VllmGatedDeltaPrefixRow("0.15.1", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.1 MambaSpec (align: 2 pages); "
-                            "model_executor/models/config.py@v0.15.1 MambaModelConfig"),
+    VllmGatedDeltaPrefixRow("0.15.0", False, 2, "vllm/v1/kv_cache_interface.py@v0.15.0 and @v0.15.1 MambaSpec "
+                            "(align: 2 pages); model_executor/models/config.py@v0.15.0 and @v0.15.1 MambaModelConfig"),
     VllmGatedDeltaPrefixRow("0.26.0", True, 2, "vllm/config/model.py@v0.26.0 is_prefix_caching_supported; "
                             "v1/kv_cache_interface.py@v0.26.0 MambaSpec (align: 2 pages)"),
     VllmGatedDeltaPrefixRow("0.33.0", True, 2, "vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py@v0.33.0"
@@ -5024,6 +5093,11 @@ CHOICE_FLAGS: dict[str, tuple[ChoiceFlagRow, ...]] = {
                       f"{_KV_PLUGIN_SOURCE} ({_VLLM_WHEELS} 0.33.0, 0.34.0)", plugins=True, noun="value",
                       refusal="Invalid kv_cache_dtype", registrar="a platform plugin (register_kv_cache_dtype)",
                       after="; gsg cannot size a KV cache in it"),
+        # config/cache.py MambaCacheMode Literal, argparse choices (VLLM_MAMBA_CACHE_MODE_ROWS)
+        ChoiceFlagRow("0.15.0", "0.32.0", "mamba-cache-mode", ("all", "align", "none"),
+                      "vllm/config/cache.py@v0.15.0 .. @v0.31.0 MambaCacheMode"),
+        ChoiceFlagRow("0.32.0", "0.34.1", "mamba-cache-mode", ("align", "none"),
+                      "vllm/config/cache.py@v0.32.0 .. @v0.34.0 MambaCacheMode"),
         *(ChoiceFlagRow(since, until, "quantization", _choices(methods),
                         f"{_Q_OLD if nullable else _Q_NEW} ({tags})", ("", "None") if nullable else ())
           for since, until, tags, methods in _VLLM_QUANTIZATION

@@ -148,7 +148,7 @@ def test_the_rows_are_keyed_where_the_source_changed():
     assert [row.since for row in P.VLLM_GATED_DELTA_ROWS] == ["0.0.0", "0.10.2", "0.11.2", "0.17.0", "0.20.0",
                                                              "0.26.0", "0.33.0"]
     assert [(row.since, row.default_on, row.align_pages) for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == \
-        [("0.0.0", False, None), ("0.15.1", False, 2), ("0.26.0", True, 2), ("0.33.0", True, 2)]
+        [("0.0.0", False, None), ("0.15.0", False, 2), ("0.26.0", True, 2), ("0.33.0", True, 2)]
     assert [row.turned_off for row in P.VLLM_GATED_DELTA_PREFIX_ROWS] == [True, False, False, False]
     assert [(row.since, row.checked) for row in P.VLLM_GATED_DELTA_ALIGN_BUDGET_ROWS] == \
         [("0.0.0", False), ("0.17.0", True), ("0.18.0", True), ("0.27.0", False)]

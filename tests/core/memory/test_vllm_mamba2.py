@@ -173,23 +173,24 @@ def test_granite_4_h_small_fits_its_blocks_on_an_h100_at_tp_2_and_not_on_one():
 def test_what_is_not_read_is_refused():
     with pytest.raises(GatedDeltaUnsupported, match="before 0.10.2"):
         shape(NEMOTRON_H_8B, "0.10.1")
-    with pytest.raises(GatedDeltaUnsupported, match="mamba cache mode 'all'"):
+    # 0.26.0's default prefix caching runs mode "all", aligned to the model's chunk, which this config does not
+    # name (test_vllm_mamba_cache_mode.py sizes the configs that do)
+    with pytest.raises(GatedDeltaUnsupported, match="mamba cache mode 'all' aligns the block"):
         estimate(NEMOTRON_H_8B, "0.26.0", enable_prefix_caching=None, max_model_len=8192)
     # 0.10.2 .. 0.11.0 turn prefix caching off for every hybrid: one state page a sequence
     assert estimate(NEMOTRON_H_8B, "0.11.0", enable_prefix_caching=True, max_model_len=8192).block_size == 528
     assert P.vllm_mamba2_row("0.11.0").prefix_turned_off and not P.vllm_mamba2_row("0.12.0").prefix_turned_off
-    for flag in ("--mamba-cache-mode align", "--mamba-block-size"):
-        with pytest.raises(GatedDeltaUnsupported, match=flag):
-            estimate(NEMOTRON_H_8B, "0.20.0", max_model_len=8192, mamba_layout_flag=flag)
+    with pytest.raises(GatedDeltaUnsupported, match="--mamba-block-size 256 without prefix caching"):
+        estimate(NEMOTRON_H_8B, "0.20.0", max_model_len=8192, mamba_block_size=256)
 
 
-@pytest.mark.parametrize("flags,named", [({"mamba-cache-mode": "all"}, "--mamba-cache-mode all"),
-                                         ({"mamba-cache-mode": "none"}, None),
-                                         ({"mamba-block-size": "256"}, "--mamba-block-size"), ({}, None)])
-def test_the_layout_flags_are_read_from_the_command(flags, named):
-    from gpustack_guard.core.memory.engine import _vllm_mamba_layout_flag
+@pytest.mark.parametrize("flags,version,read", [({"mamba-cache-mode": "all"}, "0.20.0", "all"),
+                                                ({"mamba-cache-mode": "none"}, "0.34.0", "none"),
+                                                ({}, "0.20.0", None), ({"mamba-cache-mode": "x"}, "v-custom", "x")])
+def test_the_cache_mode_flag_is_read_from_the_command(flags, version, read):
+    from gpustack_guard.core.memory.engine import _vllm_mamba_cache_mode
 
-    assert _vllm_mamba_layout_flag(flags) == named
+    assert _vllm_mamba_cache_mode(flags, version) == read
 
 
 def test_other_engines_and_unread_layouts_stay_refused():

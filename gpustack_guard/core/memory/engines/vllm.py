@@ -102,8 +102,9 @@ class VllmConfig:
     # --[no-]enable-prefix-caching (None = the release's default): core/memory/gated_delta.py
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
-    # --mamba-cache-mode other than none, or --mamba-block-size: a Mamba-2 layout gsg has not read (mamba2_shape)
-    mamba_layout_flag: str | None = None
+    # --mamba-cache-mode as given (None: unset) and --mamba-block-size (profiles.VLLM_MAMBA_CACHE_MODE_ROWS)
+    mamba_cache_mode: str | None = None
+    mamba_block_size: int | None = None
     enable_prefix_caching: bool | None = None
     use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
     gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
@@ -677,6 +678,7 @@ def gated_delta_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, g
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Gated DeltaNet model's linear and full layers "
                                     "unevenly: gsg sizes it on one stage only")
+    mamba_cache_mode(cfg, caching, version, "align", notes, supports_all=False)
     if prefix.flashinfer_prefill:
         unread = gated_delta_checkpoint_unread(facts, cfg, gpu_name, caching)
         if unread:
@@ -704,26 +706,68 @@ def mamba2_shape(facts: ModelFacts, cfg: VllmConfig, version: str | None, gpu_na
     if caching and row.modelled and row.prefix_turned_off:
         notes.append("--enable-prefix-caching is turned off by this release for a Mamba-2 hybrid (\"Hybrid or "
                      "mamba-based model detected: disabling prefix caching\"): one state page per sequence")
-    elif caching and row.modelled:
-        why = " (this release's default)" if cfg.enable_prefix_caching is None else ""
-        raise GatedDeltaUnsupported(f"prefix caching{why} runs a Mamba-2 hybrid in mamba cache mode 'all', whose "
-                                    "state pages gsg has not read: --no-enable-prefix-caching is sized")
+        caching = False
+    mode_row = P.vllm_mamba_cache_mode_row(version)
+    if caching and row.modelled and not mode_row.read:
+        raise GatedDeltaUnsupported(mode_row.note)
     if cfg.speculative_flag:
         raise GatedDeltaUnsupported(f"--{cfg.speculative_flag} adds speculative state rows to a Mamba-2 hybrid: gsg "
                                     "has not read them")
-    if cfg.mamba_layout_flag:
-        raise GatedDeltaUnsupported(f"{cfg.mamba_layout_flag} lays out a Mamba-2 hybrid's state pages by code gsg "
-                                    "has not read (mode 'none' is sized)")
     if cfg.pipeline_parallel_size > 1:
         raise GatedDeltaUnsupported("pipeline parallelism splits a Mamba-2 hybrid's state and attention layers "
                                     "unevenly: gsg sizes it on one stage only")
+    if cfg.use_replayssm:  # mamba_mixer2.py@v0.34.0 get_state_shape: 5 states a layer with the replay ring, not 2
+        raise GatedDeltaUnsupported("--use-replayssm adds replay-ring states to every Mamba-2 layer "
+                                    "(mamba_mixer2.py@v0.34.0): gsg has not read their shape")
+    mode = mamba_cache_mode(cfg, caching, version, mode_row.mamba2_default, notes)
     shape = Mamba2KV(facts, cfg.tensor_parallel_size, cfg.kv_cache_dtype, cfg.block_size, version, gpu_name,
-                     cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype, fa4_page(facts, cfg, version, gpu_name))
+                     cfg.mamba_cache_dtype, cfg.mamba_ssm_cache_dtype, fa4_page(facts, cfg, version, gpu_name),
+                     mode, cfg.mamba_block_size if mode == "all" else None)
+    if mode != "none":
+        why = " (this release's default for hybrid models)" if cfg.enable_prefix_caching is None else ""
+        pages = "one state page per block of tokens" if mode == "all" else f"{shape.state_pages} state pages"
+        notes.append(f"prefix caching on{why}: vLLM's mamba cache mode '{mode}' keeps {pages} per sequence in every "
+                     f"Mamba-2 layer" + (f", the block a multiple of {shape.alignment} tokens (lcm of the "
+                                         f"{shape.chunk}-token Mamba chunk and the kernel alignment)"
+                                         if mode == "all" else ""))
     if shape.ssm_override:
         notes.append(f"vLLM keeps this Nemotron-H model's temporal Mamba state at {shape.ssm_override} "
                      "(NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, else the release's default)")
     _note_block_raised(shape, "Mamba-2", notes)
     return shape
+
+
+def mamba_cache_mode(cfg: VllmConfig, caching: bool, version: str | None, default: str, notes: list[str],
+                     supports_all: bool = True) -> str:
+    """The mamba cache mode vLLM runs (profiles.VLLM_MAMBA_CACHE_MODE_ROWS): "none" without prefix caching (an
+    explicit mode is reset), else the explicit "all" or "align" where the release honours it, else `default`; "all"
+    falls back to "align" on a model without SupportsMambaPrefixCaching (Qwen3-Next, Qwen3.5: models/qwen3_next.py,
+    qwen3_5.py). --mamba-block-size exits without prefix caching and is replaced by the block in "align"."""
+    row = P.vllm_mamba_cache_mode_row(version)
+    given = (cfg.mamba_cache_mode or "none").lower()
+    if not caching:
+        if cfg.mamba_block_size:
+            raise GatedDeltaUnsupported(f"--mamba-block-size {cfg.mamba_block_size} without prefix caching: vLLM "
+                                        "exits at start-up unless it equals max_model_len (\"--mamba-block-size can "
+                                        "only be set with --enable-prefix-caching\", config/vllm.py "
+                                        "validate_mamba_block_size)")
+        if given != "none":
+            notes.append(f"--mamba-cache-mode {given} without prefix caching: vLLM runs mode 'none' (\"Mamba cache "
+                         "mode is set to 'none' when prefix caching is disabled\")")
+        return "none"
+    if given == "all" and row.flag and not row.all_mode:
+        raise GatedDeltaUnsupported(f"vLLM {version} has no mamba cache mode 'all' (config/cache.py MambaCacheMode "
+                                    "align|none from 0.32.0): argparse refuses it at start-up")
+    mode = given if given in ("all", "align") and row.flag else default
+    if mode == "all" and not supports_all:
+        notes.append("--mamba-cache-mode all falls back to 'align' on a Gated DeltaNet model (\"Hybrid or "
+                     "mamba-based model detected without support for prefix caching with Mamba cache 'all' mode: "
+                     "falling back to 'align' mode.\")")
+        mode = "align"
+    if cfg.mamba_block_size and mode != "all":
+        notes.append(f"--mamba-block-size {cfg.mamba_block_size} is replaced by the attention block in mamba cache "
+                     "mode 'align' (platforms/interface.py _align_hybrid_block_size)")
+    return mode
 
 
 def _note_block_raised(shape: GatedDeltaKV, state: str, notes: list[str]) -> None:
