@@ -118,14 +118,16 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
 def mm_encoder_tp_mode(flags: dict, version: str | None) -> str:
     """--mm-encoder-tp-mode as the release's argparse takes it (profiles.VLLM_MM_ENCODER_TP_MODES): one of its
     choices, exactly as spelled; refused before the release that added it. A version gsg cannot read gets the
-    newest row's choices."""
+    newest row's choices. The deprecated --enable-multimodal-encoder-data-parallel sets "data" where the release's
+    config does so (0.10.2-0.12.x)."""
     key = "mm-encoder-tp-mode"
-    if key not in flags:
-        return P.VLLM_MM_ENCODER_TP_MODE_DEFAULT
-    text = flags[key]
     readable = version is None or parse_version(version) is not None
     release = P.arithmetic_version("vllm", version)
     row = P.vllm_encoder_tp_mode_row(P.known_version(release)) if readable else P.VLLM_MM_ENCODER_TP_MODES[-1]
+    switched = row.data_switch and _flag(flags, "enable-multimodal-encoder-data-parallel")
+    if key not in flags:
+        return "data" if switched else P.VLLM_MM_ENCODER_TP_MODE_DEFAULT
+    text = flags[key]
     if not row.choices:
         assumed = "" if version is not None else " (gsg's assumed release: pin backend_version)"
         raise EF.FlagValueError(key, _text(text), f"vLLM {release}{assumed} has no --{key} (it exists from "
@@ -134,7 +136,7 @@ def mm_encoder_tp_mode(flags: dict, version: str | None) -> str:
         shown = release if readable else P.VLLM_MM_ENCODER_TP_MODE_SINCE + "+"
         raise EF.FlagValueError(key, _text(text) if text is not True else None,
                                 f"vLLM {shown} accepts {', '.join(row.choices)} (argparse choices, case-sensitive)")
-    return str(text)
+    return "data" if switched else str(text)
 
 
 def performance_mode(flags: dict, version: str | None) -> str:

@@ -1218,6 +1218,8 @@ class VllmEncoderTpModeRow(NamedTuple):
     choices: tuple[str, ...]
     data_families: frozenset[str]
     source: str
+    # the deprecated --enable-multimodal-encoder-data-parallel switch sets the mode to "data" (create_model_config)
+    data_switch: bool = False
 
 
 # "data" (batch-level DP of the encoder): the tower's linears are built with disable_tp (ReplicatedLinear weights,
@@ -1232,12 +1234,18 @@ VLLM_MM_ENCODER_TP_MODES = (
     VllmEncoderTpModeRow("0.10.2", ("weights", "data"), frozenset({"qwen2_5_vl"}),
                          "vllm/config/__init__.py@v0.10.2 MMEncoderTPMode Literal['weights', 'data'], default "
                          "'weights'; supports_encoder_tp_data in qwen2_5_vl.py (and glm4_1v, kimi_vl, minicpmv, "
-                         "mllama4, step3_vl); multimodal/utils.py@v0.10.2 run_dp_sharded_mrope_vision_model"),
-    VllmEncoderTpModeRow("0.11.0", ("weights", "data"), _TP_MODE_QWEN,
-                         "vllm/config/multimodal.py@v0.11.0 .. @v0.19.0 MMEncoderTPMode; supports_encoder_tp_data "
-                         "in qwen2_5_vl.py, qwen2_vl.py, qwen3_vl.py (qwen3_vl_moe.py inherits it) @v0.11.0, "
-                         "@v0.12.0, @v0.14.0, @v0.16.0, @v0.18.0 and @v0.19.0 (not gemma3_mm.py: SigLIP stays "
-                         "tensor-parallel); models/vision.py run_dp_sharded_mrope_vision_model"),
+                         "mllama4, step3_vl); multimodal/utils.py@v0.10.2 run_dp_sharded_mrope_vision_model; "
+                         "arg_utils.py@v0.10.2: --enable-multimodal-encoder-data-parallel (deprecated) sets 'data'",
+                         data_switch=True),
+    *(VllmEncoderTpModeRow(since, ("weights", "data"), _TP_MODE_QWEN,
+                           "vllm/config/multimodal.py@v0.11.0 .. @v0.19.0 MMEncoderTPMode; supports_encoder_tp_data "
+                           "in qwen2_5_vl.py, qwen2_vl.py, qwen3_vl.py (qwen3_vl_moe.py inherits it) @v0.11.0, "
+                           "@v0.12.0, @v0.14.0, @v0.16.0, @v0.18.0 and @v0.19.0 (not gemma3_mm.py: SigLIP stays "
+                           f"tensor-parallel); models/vision.py run_dp_sharded_mrope_vision_model{switch}",
+                           data_switch=not switch.endswith("removed"))
+      for since, switch in (("0.11.0", "; arg_utils.py@v0.11.0 and @v0.12.0: --enable-multimodal-encoder-data-"
+                                       "parallel (deprecated) sets 'data'"),
+                            ("0.13.0", "; arg_utils.py@v0.13.0: --enable-multimodal-encoder-data-parallel removed"))),
 )
 VLLM_MM_ENCODER_TP_MODE_DEFAULT = "weights"
 VLLM_MM_ENCODER_TP_MODE_SINCE = next(row.since for row in VLLM_MM_ENCODER_TP_MODES if row.choices)

@@ -550,6 +550,12 @@ def test_encoder_tp_data_replicates_the_tower_weights(config, tp, added):
 @pytest.mark.parametrize("flags, version, mode", [
     ({}, "0.19.0", "weights"), ({"mm-encoder-tp-mode": "data"}, "0.10.2", "data"),
     ({"mm-encoder-tp-mode": "weights"}, "0.19.0", "weights"), ({"mm-encoder-tp-mode": "data"}, "v9-custom", "data"),
+    # the deprecated switch sets "data" at 0.10.2-0.12.x (arg_utils.py create_model_config), over the flag too; it is
+    # gone at 0.13.0, and before 0.10.2 it reached only mllama4 and step3_vl (none modelled)
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.10.2", "data"),
+    ({"enable-multimodal-encoder-data-parallel": None, "mm-encoder-tp-mode": "weights"}, "0.12.0", "data"),
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.13.0", "weights"),
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.10.1.1", "weights"),
 ])
 def test_mm_encoder_tp_mode_values(flags, version, mode):
     assert mm_encoder_tp_mode(flags, version) == mode
