@@ -109,10 +109,35 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mm_video_limit=mm_flag_limit(flags, "video"),
         mm_max_pixels=mm_max_pixels(flags.get("mm-processor-kwargs")),
         skip_mm_profiling=_flag(flags, "skip-mm-profiling"),
+        mm_encoder_tp_mode=mm_encoder_tp_mode(flags, version),
         **capture_settings(flags, value("max-cudagraph-capture-size"), version),
         performance_mode=performance_mode(flags, version),
         attention_backend=_text(flags.get("attention-backend")),
     )
+
+
+def mm_encoder_tp_mode(flags: dict, version: str | None) -> str:
+    """--mm-encoder-tp-mode as the release's argparse takes it (profiles.VLLM_MM_ENCODER_TP_MODES): one of its
+    choices, exactly as spelled; refused before the release that added it. A version gsg cannot read gets the
+    newest row's choices. The deprecated --enable-multimodal-encoder-data-parallel sets "data" where the release's
+    config does so (0.10.2-0.12.x)."""
+    key = "mm-encoder-tp-mode"
+    readable = version is None or parse_version(version) is not None
+    release = P.arithmetic_version("vllm", version)
+    row = P.vllm_encoder_tp_mode_row(P.known_version(release)) if readable else P.VLLM_MM_ENCODER_TP_MODES[-1]
+    switched = row.data_switch and _flag(flags, "enable-multimodal-encoder-data-parallel")
+    if key not in flags:
+        return "data" if switched else P.VLLM_MM_ENCODER_TP_MODE_DEFAULT
+    text = flags[key]
+    if not row.choices:
+        assumed = "" if version is not None else " (gsg's assumed release: pin backend_version)"
+        raise EF.FlagValueError(key, _text(text), f"vLLM {release}{assumed} has no --{key} (it exists from "
+                                                  f"{P.VLLM_MM_ENCODER_TP_MODE_SINCE})")
+    if text is None or text is True or str(text) not in row.choices:
+        shown = release if readable else P.VLLM_MM_ENCODER_TP_MODE_SINCE + "+"
+        raise EF.FlagValueError(key, _text(text) if text is not True else None,
+                                f"vLLM {shown} accepts {', '.join(row.choices)} (argparse choices, case-sensitive)")
+    return "data" if switched else str(text)
 
 
 def performance_mode(flags: dict, version: str | None) -> str:

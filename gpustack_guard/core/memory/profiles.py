@@ -1221,6 +1221,19 @@ _QWEN_TP_GATHER_CONCAT_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.11.
 _QWEN_TP_LOCAL = ((3, 8),)
 _QWEN_TP_LOCAL_SOURCE = ("; at tensor parallel > 1 (qwen2_5_vl.py@v0.12.0 and @v0.19.0, no gather; "
                          "mm_encoder_tp_mode 'weights' by default): the rank's heads only, proj's output whole")
+# Qwen2-VL's split_qkv gathers the whole qkv again from 0.13 (tensor_model_parallel_all_gather, then its heads taken
+# back with split_tensor_along_last_dim views), then rotates q and k concatenated in 16 bits. Per rank, in ViT
+# widths: the gather as through 0.10 (8 + 3/tp), then the gathered qkv (3, viewed by v) beside residual, norm1 and
+# proj's output (whole) and the local qkv, qk_concat, its rotation and the attention output (3 + 2 + 2 + 1 split).
+_QWEN2_TP_REGATHER = ((8, 3), (6, 8))
+_QWEN2_TP_REGATHER_SOURCE = ("; at tensor parallel > 1 (split_qkv@v0.13.0 .. @v0.19.0; "
+                             "base_device_communicator.py@v0.13.0 all_gather: an empty buffer, movedim and "
+                             "reshape's copy): the rank's qkv gathered whole on every rank again")
+# SigLIP (Gemma 3's tower) is tensor-parallel at every release read: QKVParallelLinear qkv_proj, MultiHeadAttention
+# over num_heads / tp, RowParallelLinear out_proj; fc1 ColumnParallelLinear, fc2 RowParallelLinear. Per rank: the
+# residual, layer_norm1 and out_proj's output (before its all-reduce) whole, qkv (3) and the attention output with
+# its reshape (2) split.
+_SIGLIP_TP = ((3, 5),)
 VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.8.0", "qwen2_5_vl", 13, "vit-attention-fp32-rotary",
                    f"qwen2_5_vl.py@v0.9.0.1, @v0.10.1.1 and @v0.10.2 Qwen2_5_VisionAttention.forward: "
@@ -1237,7 +1250,12 @@ VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.11.0", "qwen2_vl", 20, "vit-attention-concat-fp32-rotary",
                    f"qwen2_vl.py@v0.11.0 Qwen2VisionAttention.forward: {_QWEN_CONCAT_FP32_ROTARY}"),
     VllmEncoderRow("0.12.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
-                   f"qwen2_vl.py@v0.12.0, @v0.19.0 and @v0.34.0 Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}"),
+                   f"qwen2_vl.py@v0.12.0 Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}; at tensor parallel > 1 "
+                   f"(split_qkv@v0.12.0): no gather, the rank's heads only, proj's output whole", _QWEN_TP_LOCAL),
+    VllmEncoderRow("0.13.0", "qwen2_vl", 11, "vit-attention-16bit-rotary",
+                   f"qwen2_vl.py@v0.13.0, @v0.14.0, @v0.16.0, @v0.18.0, @v0.19.0 and @v0.34.0 "
+                   f"Qwen2VisionAttention.forward: {_QWEN_16BIT_ROTARY}{_QWEN2_TP_REGATHER_SOURCE}",
+                   _QWEN2_TP_REGATHER),
     # Qwen3-VL first ships in 0.11.0; its blocks use qwen2_5_vl.py's Qwen2_5_VisionAttention
     VllmEncoderRow("0.11.0", "qwen3_vl", 20, "vit-attention-concat-fp32-rotary",
                    f"qwen3_vl.py@v0.11.0 Qwen3_VisionBlock (Qwen2_5_VisionAttention): {_QWEN_CONCAT_FP32_ROTARY}"
@@ -1255,8 +1273,58 @@ VLLM_ENCODER_ROWS = (
     VllmEncoderRow("0.8.0", "gemma3", 8, "siglip-attention",
                    "siglip.py@v0.10.1.1 SiglipEncoderLayer / SiglipAttention: residual, layer_norm1, qkv_proj (3), "
                    "MultiHeadAttention's output and its reshape (2), out_proj (1); gemma3_mm.py@v0.10.1.1 encodes "
-                   "all the dummy images in one vision_tower call (896 px, 256 tokens each, no pan-and-scan)"),
+                   "all the dummy images in one vision_tower call (896 px, 256 tokens each, no pan-and-scan); at "
+                   "tensor parallel > 1 siglip.py@v0.8.5, @v0.10.2, @v0.12.0, @v0.14.0, @v0.16.0 and @v0.19.0 "
+                   "SiglipAttention / SiglipMLP: heads and fc1's width split over the ranks", _SIGLIP_TP),
 )
+
+
+class VllmEncoderTpModeRow(NamedTuple):
+    """--mm-encoder-tp-mode from one release on: the values argparse takes (none: no such flag) and the encoder
+    families gsg models whose model class sets supports_encoder_tp_data (the others fall back to "weights" with a
+    warning: config._init_multimodal_config / ModelConfig)."""
+
+    since: str
+    choices: tuple[str, ...]
+    data_families: frozenset[str]
+    source: str
+    # the deprecated --enable-multimodal-encoder-data-parallel switch sets the mode to "data" (create_model_config)
+    data_switch: bool = False
+
+
+# "data" (batch-level DP of the encoder): the tower's linears are built with disable_tp (ReplicatedLinear weights,
+# whole on every rank) and run_dp_sharded_mrope_vision_model gives each rank its share of the items
+# (get_load_balance_assignment: largest first to the least-loaded rank, so ceil(items / tp) of equal dummies on the
+# heaviest), copied out of the whole pixel_values (torch.cat of the rank's slices), then all-gathers the outputs.
+_TP_MODE_QWEN = frozenset({"qwen2_5_vl", "qwen2_vl", "qwen3_vl", "qwen3_vl_moe"})
+VLLM_MM_ENCODER_TP_MODES = (
+    VllmEncoderTpModeRow("0.0.0", (), frozenset(),
+                         "vllm/engine/arg_utils.py@v0.9.2, @v0.10.0 and @v0.10.1.1: no --mm-encoder-tp-mode "
+                         "(--enable-multimodal-encoder-data-parallel, not modelled)"),
+    VllmEncoderTpModeRow("0.10.2", ("weights", "data"), frozenset({"qwen2_5_vl"}),
+                         "vllm/config/__init__.py@v0.10.2 MMEncoderTPMode Literal['weights', 'data'], default "
+                         "'weights'; supports_encoder_tp_data in qwen2_5_vl.py (and glm4_1v, kimi_vl, minicpmv, "
+                         "mllama4, step3_vl); multimodal/utils.py@v0.10.2 run_dp_sharded_mrope_vision_model; "
+                         "arg_utils.py@v0.10.2: --enable-multimodal-encoder-data-parallel (deprecated) sets 'data'",
+                         data_switch=True),
+    *(VllmEncoderTpModeRow(since, ("weights", "data"), _TP_MODE_QWEN,
+                           "vllm/config/multimodal.py@v0.11.0 .. @v0.19.0 MMEncoderTPMode; supports_encoder_tp_data "
+                           "in qwen2_5_vl.py, qwen2_vl.py, qwen3_vl.py (qwen3_vl_moe.py inherits it) @v0.11.0, "
+                           "@v0.12.0, @v0.14.0, @v0.16.0, @v0.18.0 and @v0.19.0 (not gemma3_mm.py: SigLIP stays "
+                           f"tensor-parallel); models/vision.py run_dp_sharded_mrope_vision_model{switch}",
+                           data_switch=not switch.endswith("removed"))
+      for since, switch in (("0.11.0", "; arg_utils.py@v0.11.0 and @v0.12.0: --enable-multimodal-encoder-data-"
+                                       "parallel (deprecated) sets 'data'"),
+                            ("0.13.0", "; arg_utils.py@v0.13.0: --enable-multimodal-encoder-data-parallel removed"))),
+)
+VLLM_MM_ENCODER_TP_MODE_DEFAULT = "weights"
+VLLM_MM_ENCODER_TP_MODE_SINCE = next(row.since for row in VLLM_MM_ENCODER_TP_MODES if row.choices)
+_TP_MODE_KEYS = keyed_by_release(VLLM_MM_ENCODER_TP_MODES)
+
+
+def vllm_encoder_tp_mode_row(release: Version) -> VllmEncoderTpModeRow:
+    """The --mm-encoder-tp-mode row of a vLLM release."""
+    return row_of_release(_TP_MODE_KEYS, release)
 
 
 # Qwen3-VL's dummy video (qwen3_vl.py@v0.11.0 Qwen3VLDummyInputsBuilder, get_max_video_tokens): frames of the

@@ -105,7 +105,8 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "enforce_eager", "cpu_offload_gb", "enable_expert_parallel", "num_gpu_blocks_override",
              "kv_cache_memory_bytes", "speculative_config", "max_seq_len_to_capture", "cuda_graph_sizes",
              "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mamba_cache_dtype", "mamba_ssm_cache_dtype",
-             "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype", "attention_backend")
+             "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype", "attention_backend",
+             "mm_encoder_tp_mode")
 # printed switches whose False is a flag of its own: prefix caching sets a hybrid's mamba cache mode ('align' keeps
 # two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes)
 VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching")}

@@ -4,12 +4,14 @@ profile_run encodes max-size dummy items first, then keeps their pixel values an
 run: the peak is max(encoder phase, text phase + held). Every family books the derived rule of its model file at
 the release (no constant fitted to a log). Figures below are worked by hand from the shapes: 16-bit elements."""
 
+import re
+
 import pytest
 from support.vision_configs import QWEN2_VL_7B, QWEN3_VL_8B, QWEN3_VL_30B_A3B, QWEN25_VL_3B, QWEN25_VL_7B
 
 from gpustack_guard.adapters.model_sources.catalog import catalog_facts
 from gpustack_guard.core.engine_flags import FlagValueError
-from gpustack_guard.core.memory.engine import mm_flag_limit, mm_limit, mm_max_pixels
+from gpustack_guard.core.memory.engine import mm_encoder_tp_mode, mm_flag_limit, mm_limit, mm_max_pixels
 from gpustack_guard.core.memory.engines.vllm import EncoderProfile, VllmConfig, encoder_profile, estimate_vllm
 from gpustack_guard.core.memory.hfconfig import facts_from_config
 from gpustack_guard.core.memory.terms import ENCODER_PEAK, budget_terms
@@ -121,12 +123,12 @@ def test_qwen_vl_encoder_phase_by_release(config, version, step):
 # MLP's 3 x (1,280 + 1,710) = 8,970; at TP 4: 8 x 1,280 + 960 = 11,200. Qwen2-VL's fc1/fc2 MLP at TP 2:
 # max(2 x (1,280 + 2,560), 3 x 1,280 + 2,560) = 7,680, under the gather's 12,160. TP 1 keeps its 13 widths. 0.11.0
 # gathers, then rotates q and k concatenated in fp32: 2 + 18/tp = 11 widths at TP 2 (14,080). From 0.12 Qwen2.5-VL
-# gathers nothing (3 + 8/tp = 7 widths, 8,960 at TP 2, under the MLP's 8,970); Qwen2-VL's file from 0.12 was not
-# read at TP > 1, so its TP 1 step stays (11 widths, 14,080).
+# gathers nothing (3 + 8/tp = 7 widths, 8,960 at TP 2, under the MLP's 8,970); so does Qwen2-VL at 0.12.0 (8,960
+# over its MLP's 7,680), which gathers again from 0.13 (test_qwen2_vl_regathers_from_0_13).
 @pytest.mark.parametrize("config, version, tp, step", [
     (QWEN25_VL_7B, "0.9.2", 2, 12_160), (QWEN25_VL_7B, "0.10.2", 4, 11_200), (QWEN25_VL_3B, "0.9.2", 1, 13 * 1_280),
     (QWEN2_VL_7B, "0.8.0", 2, 12_160), (QWEN25_VL_7B, "0.11.0", 2, 14_080), (QWEN25_VL_7B, "0.12.0", 2, 8_970),
-    (QWEN25_VL_7B, "0.19.0", 4, 6_405), (QWEN2_VL_7B, "0.12.0", 2, 14_080),
+    (QWEN25_VL_7B, "0.19.0", 4, 6_405), (QWEN2_VL_7B, "0.12.0", 2, 8_960),
 ])
 def test_qwen_vl_encoder_phase_per_rank_at_tensor_parallel(config, version, tp, step):
     got = encoder_profile(facts_from_config(config, "test"), VllmConfig(tensor_parallel_size=tp), 2_048, 256, 8_192,
@@ -461,3 +463,125 @@ def test_mm_processor_kwargs_max_pixels(text, pixels):
 def test_mm_processor_kwargs_refusals(text):
     with pytest.raises(FlagValueError, match=r"^--mm-processor-kwargs "):
         mm_max_pixels(text)
+
+
+# Round 30: Qwen2-VL's split_qkv gathers the whole qkv again from 0.13 (profiles._QWEN2_TP_REGATHER, read @v0.13.0 ..
+# @v0.19.0): per rank max(8 + 3/tp, 6 + 8/tp) widths of 1,280. TP 2: 10 x 1,280 = 12,800 (the rotary step binds);
+# TP 4: 8.75 x 1,280 = 11,200 (the gather binds). 0.12.0 gathers nothing: 3 + 8/2 = 7 widths, 8,960.
+@pytest.mark.parametrize("version, tp, step", [("0.12.0", 2, 8_960), ("0.13.0", 2, 12_800), ("0.19.0", 2, 12_800),
+                                               ("0.19.0", 4, 11_200), ("0.16.0", 1, 11 * 1_280)])
+def test_qwen2_vl_regathers_from_0_13(version, tp, step):
+    got = encoder_profile(facts_from_config(QWEN2_VL_7B, "test"), VllmConfig(tensor_parallel_size=tp), 2_048, 256,
+                          8_192, version)
+    assert got.phase == QWEN_PIXELS + 65_536 * step * 2
+    assert ("split_qkv@v0.13.0" in got.source) == (version != "0.12.0")
+
+
+# Gemma 3's SigLIP is tensor-parallel at every release read (profiles._SIGLIP_TP): residual, layer_norm1 and
+# out_proj's output whole, qkv and the attention output with its reshape split: 3 x 1,152 + 5 x 1,152 / tp. TP 2:
+# 6,336, under fc1/fc2 on 4,304 / 2 = 2,152: max(2 x (1,152 + 2,152), 3 x 1,152 + 2,152) = 6,608. TP 4: attention
+# 3,456 + 1,440 = 4,896 over the MLP's max(2 x 2,228, 3,456 + 1,076) = 4,532. TP 1 keeps 10,912.
+@pytest.mark.parametrize("version, tp, items, step", [("0.19.0", 2, 8, 6_608), ("0.19.0", 4, 8, 4_896),
+                                                      ("0.12.0", 2, 7, 6_608), ("0.9.0", 1, 8, 10_912)])
+def test_gemma3_siglip_step_per_rank_at_tensor_parallel(version, tp, items, step):
+    got = encoder_profile(gemma3_12b(), VllmConfig(tensor_parallel_size=tp), 2_048, 256, 8_192, version)
+    pixels = items * 4_096 * 588 * 2
+    assert (got.items, got.phase) == (items, pixels + items * 4_096 * step * 2)
+
+
+# --mm-encoder-tp-mode data (from 0.10.2; profiles.VLLM_MM_ENCODER_TP_MODES): the whole tower on every rank, which
+# encodes ceil(items / tp) of the equal dummies at the TP 1 step, their pixel values copied out of the whole batch.
+# Qwen2.5-VL-7B at 980 px (4,900 patches, 1,225 tokens; 8,192 batched tokens hold 6 items) at 0.19.0: the gated
+# MLP's 14,100 elements a patch; 6 items' pixels + the rank's share's copy + the share's step. "weights" at TP 2
+# keeps all 6 items at 8,970.
+SMALL = 4_900 * 1_176 * 2  # pixel values of one 980 px image
+
+
+@pytest.mark.parametrize("tp, mode, phase", [
+    (2, "data", 6 * SMALL + 3 * SMALL + 3 * 4_900 * 14_100 * 2),
+    (4, "data", 6 * SMALL + 2 * SMALL + 2 * 4_900 * 14_100 * 2),
+    (2, "weights", 6 * SMALL + 6 * 4_900 * 8_970 * 2),
+    (1, "data", 6 * SMALL + 6 * 4_900 * 14_100 * 2),  # one rank: nothing to split, the flag changes nothing
+])
+def test_encoder_tp_data_encodes_the_ranks_share_with_the_whole_tower(tp, mode, phase):
+    cfg = VllmConfig(tensor_parallel_size=tp, mm_max_pixels=1_003_520, mm_video_limit=0, mm_encoder_tp_mode=mode)
+    got = encoder_profile(facts_from_config(QWEN25_VL_7B, "test"), cfg, 8_192, 256, 8_192, "0.19.0")
+    assert (got.items, got.item_patches, got.phase) == (6, 4_900, phase)
+    assert got.held == 6 * SMALL + 6 * 1_225 * 3_584 * 2
+    assert got.rule.endswith(":encoder-tp-data") == (mode == "data" and tp > 1)
+
+
+# Qwen2-VL supports "data" from 0.11.0 (supports_encoder_tp_data in qwen2_vl.py@v0.11.0, not @v0.10.2): at 0.10.2
+# it falls back to "weights" (the gather, 12,160 at TP 2); at 0.11.0 the rank encodes the one 65,536-patch image
+# with the TP 1 step (20 widths of 1,280), its pixel values copied once more. Gemma 3 never supports it.
+@pytest.mark.parametrize("facts, version, phase", [
+    (facts_from_config(QWEN2_VL_7B, "test"), "0.10.2", QWEN_PIXELS + 65_536 * 12_160 * 2),
+    (facts_from_config(QWEN2_VL_7B, "test"), "0.11.0", 2 * QWEN_PIXELS + 65_536 * 20 * 1_280 * 2),
+    (facts_from_config(QWEN25_VL_7B, "test"), "0.10.2", 2 * QWEN_PIXELS + 65_536 * 13 * 1_280 * 2),
+])
+def test_encoder_tp_data_only_where_the_model_supports_it(facts, version, phase):
+    got = encoder_profile(facts, VllmConfig(tensor_parallel_size=2, mm_encoder_tp_mode="data"), 2_048, 256, 8_192,
+                          version)
+    assert got.phase == phase
+
+
+def test_encoder_tp_data_falls_back_for_gemma3():
+    data = encoder_profile(gemma3_12b(), VllmConfig(tensor_parallel_size=2, mm_encoder_tp_mode="data"), 2_048, 256,
+                           8_192, "0.19.0")
+    weights = encoder_profile(gemma3_12b(), VllmConfig(tensor_parallel_size=2), 2_048, 256, 8_192, "0.19.0")
+    assert data == weights
+    est = estimate_vllm(gemma3_12b(), 80 * GiB, VllmConfig(tensor_parallel_size=2, max_model_len=8_192,
+                                                           mm_encoder_tp_mode="data"), version="0.19.0")
+    assert any("falls back to 'weights'" in note for note in est.notes)
+
+
+# the vision tower's weights are whole on each rank: Qwen2.5-VL-7B's 676,550,144 vision parameters at 16 bits,
+# of which TP 2 counted half a rank: +676,550,144 B per GPU; Qwen2-VL-7B at TP 4: 3/4 of its tower.
+@pytest.mark.parametrize("config, tp, added", [(QWEN25_VL_7B, 2, 676_550_144), (QWEN2_VL_7B, 4, None)])
+def test_encoder_tp_data_replicates_the_tower_weights(config, tp, added):
+    facts = facts_from_config(config, "test")
+    vision = facts.vision_params * 2
+    runs = [estimate_vllm(facts, 80 * GiB, VllmConfig(tensor_parallel_size=tp, max_model_len=8_192,
+                                                      mm_encoder_tp_mode=mode), version="0.19.0")
+            for mode in ("weights", "data")]
+    assert runs[1].weights - runs[0].weights == vision - vision // tp == (added or vision - vision // tp)
+
+
+@pytest.mark.parametrize("flags, version, mode", [
+    ({}, "0.19.0", "weights"), ({"mm-encoder-tp-mode": "data"}, "0.10.2", "data"),
+    ({"mm-encoder-tp-mode": "weights"}, "0.19.0", "weights"), ({"mm-encoder-tp-mode": "data"}, "v9-custom", "data"),
+    # the deprecated switch sets "data" at 0.10.2-0.12.x (arg_utils.py create_model_config), over the flag too; it is
+    # gone at 0.13.0, and before 0.10.2 it reached only mllama4 and step3_vl (none modelled)
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.10.2", "data"),
+    ({"enable-multimodal-encoder-data-parallel": None, "mm-encoder-tp-mode": "weights"}, "0.12.0", "data"),
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.13.0", "weights"),
+    ({"enable-multimodal-encoder-data-parallel": None}, "0.10.1.1", "weights"),
+])
+def test_mm_encoder_tp_mode_values(flags, version, mode):
+    assert mm_encoder_tp_mode(flags, version) == mode
+
+
+@pytest.mark.parametrize("flags, version, why", [
+    ({"mm-encoder-tp-mode": "data"}, "0.10.1.1", "has no --mm-encoder-tp-mode (it exists from 0.10.2)"),
+    ({"mm-encoder-tp-mode": "Data"}, "0.19.0", "accepts weights, data"),
+    ({"mm-encoder-tp-mode": "dp"}, "0.11.0", "accepts weights, data"),
+    ({"mm-encoder-tp-mode": None}, "0.12.0", "accepts weights, data"),
+])
+def test_mm_encoder_tp_mode_refused(flags, version, why):
+    with pytest.raises(FlagValueError, match=re.escape(why)):
+        mm_encoder_tp_mode(flags, version)
+
+
+# a log's printed non-default args carry the mode (the args that differ from the defaults: mm_encoder_tp_mode when not
+# "weights"): verify rebuilds the estimate with it, and with no flag where the log prints none
+@pytest.mark.parametrize("printed, flags", [
+    ("{'model': 'm', 'tensor_parallel_size': 2, 'mm_encoder_tp_mode': 'data'}", ["--mm-encoder-tp-mode=data"]),
+    ("{'model': 'm', 'tensor_parallel_size': 2}", []),
+])
+def test_a_logged_encoder_tp_mode_reaches_the_estimate(printed, flags):
+    from gpustack_guard.core.verify import compare as C
+    from gpustack_guard.core.verify import patterns as VP
+    from gpustack_guard.core.verify.logparse import parse_log
+
+    log, _ = parse_log([f"INFO 12-20 10:00:00 [utils.py:253] non-default args: {printed}\n"], VP.VLLM)
+    assert [f for f in C.backend_args(log) if f.startswith("--mm-encoder")] == flags

@@ -112,6 +112,9 @@ class VllmConfig:
     mm_video_limit: int | None = None  # its video count (Qwen3-VL profiles a video at 0.11-0.12)
     mm_max_pixels: int | None = None  # --mm-processor-kwargs max_pixels (Qwen2/2.5-VL's largest image)
     skip_mm_profiling: bool = False  # --skip-mm-profiling
+    # --mm-encoder-tp-mode as given ("data": the encoder whole on every rank where the model supports it,
+    # profiles.VLLM_MM_ENCODER_TP_MODES)
+    mm_encoder_tp_mode: str = P.VLLM_MM_ENCODER_TP_MODE_DEFAULT
     # capture settings (profiles.CAPTURE_SETTINGS_RULES): None = the release's default
     cudagraph_mode: str | None = None  # compilation_config.cudagraph_mode, one of profiles.CUDAGRAPH_MODES
     cudagraph_capture_sizes: tuple[int, ...] | None = None  # --cudagraph-capture-sizes or the config's list
@@ -476,6 +479,15 @@ def qwen2_vl_videos(row: P.VllmVideoRow, cfg: VllmConfig, image_patches: int, im
     return counted, patches, soft
 
 
+def encoder_data_parallel(facts: ModelFacts, cfg: VllmConfig, version: str | None) -> bool:
+    """--mm-encoder-tp-mode data in force: tensor parallel > 1 and a model class of the release that supports it
+    (profiles.VLLM_MM_ENCODER_TP_MODES); any other model falls back to "weights"."""
+    enc = facts.vision_encoder
+    if cfg.mm_encoder_tp_mode != "data" or cfg.tensor_parallel_size < 2 or enc is None:
+        return False
+    return enc.family in P.vllm_encoder_tp_mode_row(P.arithmetic_release("vllm", version)).data_families
+
+
 def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int, max_len: int,
                     version: str | None, runner: str = "v1") -> EncoderProfile:
     """The V1 encoder profile of a multimodal model for one release (0 bytes for a text-only model): the dummy
@@ -531,10 +543,20 @@ def encoder_profile(facts: ModelFacts, cfg: VllmConfig, batched: int, seqs: int,
         held += items * widened * row_width
     row = P.vllm_encoder_row(enc.family, version)
     if row:
-        step = vit_step_elements(enc, row.attention_widths, cfg.tensor_parallel_size,
-                                 row.tp_phases) + enc.held_beside_blocks
-        phase = pixels + items * patches * step * element
+        tp, encoded = cfg.tensor_parallel_size, items
+        data = encoder_data_parallel(facts, cfg, version)
+        if data:
+            # the heaviest rank's share of the equal dummies, run by the whole tower as at TP 1, its pixel values
+            # copied out of the whole batch every rank holds
+            encoded = -(-items // tp)
+            pixels += encoded * patches * enc.pixel_elements_per_patch * element
+            tp = 1
+        step = vit_step_elements(enc, row.attention_widths, tp, row.tp_phases) + enc.held_beside_blocks
+        phase = pixels + encoded * patches * step * element
         rule, source = f"max(encoder-phase, text+held):{row.rule}", row.source
+        if data:
+            tp_mode = P.vllm_encoder_tp_mode_row(P.arithmetic_release("vllm", version))
+            rule, source = f"{rule}:encoder-tp-data", f"{source}; {tp_mode.source}"
         if video:
             rule, source = f"{rule}:{video.rule}", f"{source}; {video.source}"
         if budget_row.rule and (widened > outputs or tokens > outputs):
@@ -568,6 +590,16 @@ def flag_weights(facts: ModelFacts, cfg: VllmConfig, parts: list[int], weights_b
     if cfg.cpu_offload_bytes:
         weights_by_stage = [w - o for w, o in zip(weights_by_stage, offloaded)]
         notes.append(f"--cpu-offload-gb keeps {max(offloaded) / GiB:.2f} GiB of the decoder layers per GPU on the CPU")
+    if encoder_data_parallel(facts, cfg, version):
+        # every rank holds the whole tower (ReplicatedLinear), not its 1/tp share counted with the embedding
+        vision = facts.vision_params * UNQUANTISED_BYTES.get(facts.dtype or "bfloat16", 2)
+        added = vision - vision // tp
+        weights_by_stage = [weights_by_stage[0] + added, *weights_by_stage[1:]]
+        notes.append(f"--mm-encoder-tp-mode data: the vision encoder whole on each GPU, +{added / GiB:.2f} GiB per "
+                     "GPU over its tensor-parallel share; each GPU encodes its share of the dummy items")
+    elif cfg.mm_encoder_tp_mode == "data" and tp > 1 and facts.vision_encoder is not None:
+        notes.append(f"--mm-encoder-tp-mode data: vLLM {version or P.DEFAULT_VERSIONS['vllm']} does not support it "
+                     f"for this model ({facts.vision_encoder.family}) and falls back to 'weights' (tensor-parallel)")
     if cfg.lora is None:
         return weights_by_stage, offloaded, [None] * pp
     from gpustack_guard.core.memory.lora import vllm_slots  # LoRA specs only (import budget)
