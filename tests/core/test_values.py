@@ -144,3 +144,15 @@ def test_a_dataclass_may_extend_a_frozen_value():
 
     made = Child(1, (), "n", "s", 5)
     assert made.c == 5 and [f.name for f in dataclasses.fields(made)] == ["a", "b", "note", "secret", "c"]
+
+
+def test_gsg_defines_frozen_classes_with_frozen_value():
+    """A new `@dataclass(frozen=True...)` would bring back its execs at import; the one left needs init=False."""
+    import re
+
+    from support import REPO
+
+    written = {str(path.relative_to(REPO)): re.findall(r"^\s*@dataclass\(frozen=True[^)]*\)", path.read_text(), re.M)
+               for path in (REPO / "gpustack_guard").rglob("*.py")}
+    assert {file: found for file, found in written.items() if found} == {
+        "gpustack_guard/core/render.py": ["@dataclass(frozen=True, eq=False, repr=False, init=False)"]}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.engine_flags import FlagValueError, llamacpp_auto_default, to_float32
@@ -457,7 +457,7 @@ def parse_override_tensor(value: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen_value(repr=True)
 class Placement:
     """Where the overrides put the block tensors: bytes moved off (negative) or onto each device, what lands in host
     memory (and its CPU_REPACK part), the largest host weight each device's ops read, and the tensors moved."""
