@@ -17,10 +17,14 @@ without a default after one with a default.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from types import SimpleNamespace
 from typing import Any, Callable, TypeVar
 
-from typing_extensions import dataclass_transform
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # pragma: no cover - Python 3.10 (typing-extensions, a dependency there)
+    from typing_extensions import dataclass_transform
 
 _Cls = TypeVar("_Cls", bound=type)
 _MISSING: Any = dataclasses.MISSING
