@@ -15,10 +15,8 @@ with the same content. A cache gsg cannot write to (read-only mount) is read and
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Mapping
 
@@ -89,6 +87,7 @@ def etag_name(etag: str | None) -> str | None:
 def blob_name(etag: str | None, content: bytes) -> str:
     """The blob's file name: the ETag, or when the answer had none usable the git blob sha1 of the content
     (which is what the hub's ETag is for a file kept in git)."""
+    import hashlib  # on a blob without an etag only: validate never hashes one (start-up)
     return etag_name(etag) or hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
@@ -175,6 +174,7 @@ class HubCache:
             temp = _temp_beside(pointer)
             try:
                 if not self._symlink(source, temp):
+                    import shutil  # ~33 M instructions to import, paid only when a file is copied into the cache
                     shutil.copyfile(source, temp)
                 os.replace(temp, pointer)  # replaces a stale pointer of an earlier run in one step
             finally:
