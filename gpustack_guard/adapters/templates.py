@@ -245,7 +245,7 @@ class TemplateRenderer:
             if analysis is None:
                 return None
             self._reads[str(path)], self._variables[path.name] = analysis
-        if self._reads[str(path)] is None:
+        if not _keepable(self._reads[str(path)]):
             return None
         key = self._cache_key(path, context)
         try:
@@ -256,7 +256,7 @@ class TemplateRenderer:
         return (key, text) if len(text) <= L.MAX_OUTPUT_CHARS else None
 
     def _keep_rendering(self, path: Path, key: tuple, text: str) -> None:
-        if self._cache_dir is None or self._reads.get(str(path)) is None:
+        if self._cache_dir is None or not _keepable(self._reads.get(str(path))):
             return
         with contextlib.suppress(L.SandboxLimit):
             _write_whole(self._rendering_file(template_source(path), path.name, key), text)
@@ -383,6 +383,16 @@ def _write_whole(target: Path, text: str) -> None:
             raise
     except OSError:
         pass
+
+
+def _keepable(reads: Reads | None) -> bool:
+    """Whether a rendering may be kept: its template includes nothing (reads known) and does not read the spec's
+    env, which may hold a literal secret (a `${NAME}` reference stays unresolved in the context), or the whole spec;
+    such a rendering is made again on every run rather than written to the cache."""
+    if reads is None or "spec" not in reads:
+        return reads is not None
+    spec = reads["spec"]
+    return spec is not None and "env" not in spec
 
 
 # Bump when what a kept rendering depends on changes in a way _fingerprint cannot see.

@@ -146,3 +146,18 @@ def test_a_second_validate_run_of_the_quickstart_imports_no_jinja(tmp_path):
     shown = [[line for line in run.stderr.splitlines() if not line.startswith("import time:")] for run in runs]
     assert runs[0].stdout == runs[1].stdout and shown[0] == shown[1] and runs[0].returncode == runs[1].returncode
     assert '"rule_id"' in runs[0].stdout or '"findings"' in runs[0].stdout
+
+
+@pytest.mark.parametrize("template, kept_files", [
+    ("pinned:\n  - --name={{ spec.name }}\n", 1),  # the spec's name: kept
+    ("pinned:\n  - --key={{ spec.env.API_KEY }}\n", 0),  # the spec's env may hold a literal secret: never written
+    ("pinned:\n  - --n={{ spec | length }}\n", 0),  # the whole spec: its env among it
+])
+def test_a_rendering_that_reads_the_specs_env_is_never_kept(tmp_path, template, kept_files):
+    (tmp_path / "t.yaml.j2").write_text(template)
+    cache = tmp_path / "cache"
+    context = {**BASE, "spec": {"name": "svc", "env": {"API_KEY": "hf_literalsecretvalue"}}}
+    for _ in range(2):
+        render(tmp_path, cache, context)
+    assert len(kept(cache)) == kept_files
+    assert not any(b"hf_literalsecretvalue" in p.read_bytes() for p in cache.glob("*") if p.is_file())
