@@ -184,7 +184,12 @@ class TemplateRenderer:
         stored = self._kept_rendering(path, context)
         if stored is not None:  # rendered by an earlier run from the same source, context reads and code
             key, text = stored
-            return self._outputs.get(key) or self._output(name, path, key, text, self._variables.get(filename))
+            kept = self._outputs.get(key)
+            if kept is not None:
+                return kept
+            # only a text that made a valid output is kept: one that does not was changed on disk, so render again
+            with contextlib.suppress(TemplateError):
+                return self._output(name, path, key, text, self._variables.get(filename))
         import jinja2
 
         from gpustack_guard.adapters import template_sandbox as S

@@ -102,7 +102,8 @@ def test_a_failed_rendering_keeps_nothing_and_fails_again_the_same_way(tmp_path)
 
 
 @pytest.mark.parametrize("stored", [b"\xff\xfe not UTF-8", b"x" * (T.MAX_KEPT_RENDERING_BYTES + 1),
-                                    ("y" * (T.L.MAX_OUTPUT_CHARS + 1)).encode()])
+                                    ("y" * (T.L.MAX_OUTPUT_CHARS + 1)).encode(), b"pinned: [\n",
+                                    b"pinned:\n  - --x=1\npinned: []\n"])
 def test_a_kept_file_not_as_written_renders_again(tmp_path, stored):
     (tmp_path / "t.yaml.j2").write_text(READS_X)
     cache = tmp_path / "cache"
