@@ -134,6 +134,9 @@ class TemplateRenderer:
         self._cache_dir = cache_dir
         self._jinja: Any = None  # the sandboxed environment, made on the first template compiled or parsed
         self._fingerprint: str | None = None  # of what a rendering depends on besides its source and context
+        self._sources: dict[str, str | None] = {}  # template file -> its text, as kept renderings key it
+        self._digests: dict[str, str] = {}  # template file -> SHA-256 of that text
+        self._kept_count: int | None = None  # renderings in the cache, counted on the first write
         self._located: dict[str, Path] = {}
         self._shadowed: dict[str, tuple[str, ...]] = {}  # name -> the files the one used hides
         # template file -> what it reads of the context: name -> the attributes read (None: the whole value);
@@ -239,12 +242,9 @@ class TemplateRenderer:
     # (unreadable, too large, another shape) renders again.
 
     def _kept_rendering(self, path: Path, context: dict[str, Any]) -> tuple[tuple, str] | None:
-        if self._cache_dir is None:
+        source = self._kept_source(path)
+        if source is None or self._cache_dir is None:
             return None
-        try:
-            source = template_source(path)
-        except L.SandboxLimit:
-            return None  # rendering again says why, as before
         if str(path) not in self._reads:
             analysis = _stored_analysis(self._cache_dir, source)
             if analysis is None:
@@ -254,25 +254,56 @@ class TemplateRenderer:
             return None
         key = self._cache_key(path, context)
         try:
-            data = read_regular(self._rendering_file(source, path.name, key), MAX_KEPT_RENDERING_BYTES)
+            data = read_regular(self._rendering_file(path, key), MAX_KEPT_RENDERING_BYTES)
             text = data.decode("utf-8")
         except (OSError, TooLarge, Unreadable, UnicodeDecodeError):
             return None
         return (key, text) if len(text) <= L.MAX_OUTPUT_CHARS else None
 
     def _keep_rendering(self, path: Path, key: tuple, text: str) -> None:
-        if self._cache_dir is None or not _keepable(self._reads.get(str(path))):
+        if self._kept_source(path) is None or not _keepable(self._reads.get(str(path))) or not self._room_to_keep():
             return
-        with contextlib.suppress(L.SandboxLimit):
-            _write_whole(self._rendering_file(template_source(path), path.name, key), text)
+        _write_whole(self._rendering_file(path, key), text)
 
-    def _rendering_file(self, source: str, filename: str, key: tuple) -> Path:
+    def _kept_source(self, path: Path) -> str | None:
+        """The template's text as the kept renderings key it, read once per renderer; None without a cache or
+        for a file the sandbox refuses (rendering again says why)."""
+        where = str(path)
+        if self._cache_dir is not None and where not in self._sources:
+            try:
+                self._sources[where] = template_source(path)
+            except L.SandboxLimit:
+                self._sources[where] = None
+        return self._sources.get(where)
+
+    def _room_to_keep(self) -> bool:
+        """Whether the cache holds fewer than MAX_KEPT_RENDERINGS renderings, counted once per renderer (on its
+        first write): a tree of many distinct contexts, or years of edits, stops adding files there instead of
+        growing the folder without bound; its specs still render, every run."""
+        if self._kept_count is None:
+            assert self._cache_dir is not None
+            self._kept_count = 0
+            with contextlib.suppress(OSError), os.scandir(self._cache_dir) as entries:
+                for entry in entries:
+                    self._kept_count += entry.name.startswith("rendering-")
+                    if self._kept_count >= MAX_KEPT_RENDERINGS:
+                        break
+        if self._kept_count >= MAX_KEPT_RENDERINGS:
+            return False
+        self._kept_count += 1
+        return True
+
+    def _rendering_file(self, path: Path, key: tuple) -> Path:
         import hashlib
 
+        where = str(path)
+        if where not in self._digests:  # the template's text hashed once per renderer, not per distinct context
+            source = self._sources[where] or ""
+            self._digests[where] = hashlib.sha256(source.encode("utf-8", "replace")).hexdigest()
         if self._fingerprint is None:
             self._fingerprint = _fingerprint()
-        # the key's first part is the template's path; its text stands for it here, so a moved copy still matches
-        identity = f"{RENDERING_VERSION}\0{self._fingerprint}\0{filename}\0{len(source)}:{source}\0{key[1:]!r}"
+        # the key's first part is the template's path; its text's digest stands for it, so a moved copy matches
+        identity = f"{RENDERING_VERSION}\0{self._fingerprint}\0{path.name}\0{self._digests[where]}\0{key[1:]!r}"
         assert self._cache_dir is not None
         return self._cache_dir / f"rendering-{hashlib.sha256(identity.encode('utf-8', 'replace')).hexdigest()}.txt"
 
@@ -403,6 +434,8 @@ def _keepable(reads: Reads | None) -> bool:
 # Bump when what a kept rendering depends on changes in a way _fingerprint cannot see.
 RENDERING_VERSION = "1"
 MAX_KEPT_RENDERING_BYTES = 4 * L.MAX_OUTPUT_CHARS  # the output limit's characters in UTF-8; a bigger file is not ours
+# rendering files one cache folder holds: a few hundred bytes each; a 10,000-spec tree of distinct contexts fits
+MAX_KEPT_RENDERINGS = 16_384
 
 
 def _fingerprint() -> str:

@@ -11,7 +11,7 @@ The class stays a dataclass to `dataclasses.fields`, `replace`, `asdict` and `is
 defaults and default factories, then calls `__post_init__` when the class has one. Equality and hash stay
 identity, and `__repr__` is the class's own (`core.dataclass_repr.fields_repr` where it sets one). What this does
 not build is refused when the class is defined: a dataclass base, `InitVar`, `field(init=False)`, `kw_only`, a field
-without a default after one with a default.
+without a default after one with a default, and (as `@dataclass` refuses it) a mutable default.
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def _build(cls: _Cls, eq: bool, shown: bool) -> _Cls:
             raise TypeError(f"{cls.__qualname__}.{name}: @frozen_value takes no init=False or kw_only field")
         made.name, made.type, made.kw_only = name, annotation, False  # kw_only as @dataclass settles it
         made._field_type = dataclasses._FIELD  # type: ignore[union-attr, attr-defined]  # what fields() reads
+        if made.default is not _MISSING and made.default.__class__.__hash__ is None:  # a list, dict or set
+            raise ValueError(f"mutable default {type(made.default)} for field {name} is not allowed: use "
+                             "default_factory")  # as @dataclass refuses it: every instance would share it
         has_default = made.default is not _MISSING or made.default_factory is not _MISSING
         if seen_default and not has_default:
             raise TypeError(f"non-default argument {name!r} follows default argument")

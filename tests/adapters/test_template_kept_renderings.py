@@ -162,3 +162,29 @@ def test_a_rendering_that_reads_the_specs_env_is_never_kept(tmp_path, template, 
         render(tmp_path, cache, context)
     assert len(kept(cache)) == kept_files
     assert not any(b"hf_literalsecretvalue" in p.read_bytes() for p in cache.glob("*") if p.is_file())
+
+
+def test_the_cache_holds_at_most_max_kept_renderings(tmp_path, monkeypatch):
+    """Past the bound nothing more is written; every spec still renders, a kept one is still served."""
+    monkeypatch.setattr(T, "MAX_KEPT_RENDERINGS", 2)
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    renderer = TemplateRenderer([tmp_path], cache_dir=cache)
+    outs = [renderer.render("t", {**BASE, "vars": {"x": x}}) for x in (1, 2, 3)]
+    assert [o.pinned[0] for o in outs] == ["--x=1", "--x=2", "--x=3"] and len(kept(cache)) == 2
+    later, out = render(tmp_path, cache, {**BASE, "vars": {"x": 4}})
+    assert out.pinned[0] == "--x=4" and len(kept(cache)) == 2  # a full folder, counted by the next run too
+    served, again = render(tmp_path, cache, {**BASE, "vars": {"x": 1}})
+    assert again.pinned[0] == "--x=1" and served._jinja is None
+
+
+def test_the_template_text_is_read_once_per_renderer_for_the_kept_renderings(tmp_path, monkeypatch):
+    (tmp_path / "t.yaml.j2").write_text(READS_X)
+    cache = tmp_path / "cache"
+    render(tmp_path, cache, {**BASE, "vars": {"x": 0}})  # the stored analysis
+    reads = []
+    monkeypatch.setattr(T, "template_source", lambda path: reads.append(path) or READS_X)
+    renderer = TemplateRenderer([tmp_path], cache_dir=cache)
+    for x in range(5):  # five contexts, none kept yet: rendered and kept
+        assert renderer.render("t", {**BASE, "vars": {"x": x}}).pinned[0] == f"--x={x}"
+    assert len(reads) == 1 and len(kept(cache)) == 5
