@@ -6,7 +6,7 @@ import math
 from dataclasses import fields
 from typing import Any, Literal
 
-from gpustack_guard.core.memory.facts import ModelFacts, RopeTable
+from gpustack_guard.core.memory.facts import GATED_DELTA_SHAPE, MAMBA2_SHAPE, ModelFacts, RopeTable
 from gpustack_guard.core.memory.max_len import LengthConfig, MaxLenError, derive_max_model_len, length_config
 from gpustack_guard.core.memory.quant import MXFP4_DENSE, MXFP4_GROUP
 from gpustack_guard.core.memory.vision import vision_tower, vit_shape
@@ -611,12 +611,17 @@ _AT_LEAST_ONE = frozenset({"num_hidden_layers", "hidden_size", "num_attention_he
                            "head_dim", "intermediate_size", "vocab_size", "num_experts", "num_experts_per_tok",
                            "moe_intermediate_size", "kv_lora_rank", "q_lora_rank", "v_head_dim", "sliding_window",
                            "attention_chunk_size", "moe_layer_step",
-                           "max_position_embeddings"})
+                           "max_position_embeddings",
+                           # a state's dimensions: a 0 would reach the state arithmetic as an impossible shape
+                           *GATED_DELTA_SHAPE, *MAMBA2_SHAPE, "mamba_chunk_size"})
 # Layer counts are looped over (one entry per layer in weights.py): guard.model's bound, 1,000 (spec/model.py)
 MAX_LAYERS = 1000
 _AT_MOST = {"num_hidden_layers": MAX_LAYERS, "first_k_dense_replace": 1000, "sliding_window_layers": 1000,
             "chunked_attention_layers": 1000, "moe_layer_step": 1000,
             "num_nextn_predict_layers": 1000, "num_hash_layers": 1000, "layer_norms": 8,
+            # a conv kernel is 4 in every published hybrid; a chunk 128-256; a state 128: far looser bounds, so an
+            # absurd value is a config error rather than a block of billions of tokens
+            "mamba_d_conv": 64, "linear_conv_kernel_dim": 64, "mamba_chunk_size": 65_536, "mamba_d_state": 65_536,
             "vision_params": 10**12,  # parameters, not a count of parts: InternViT-6B alone has 5.9e9
             # bytes summed from a GGUF's tensors (or the safetensors index), not counts: 1 PiB is far past any model
             "weight_bytes": 2**50, "embedding_bytes": 2**50, "output_bytes": 2**50}

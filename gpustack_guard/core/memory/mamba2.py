@@ -50,8 +50,6 @@ def ssm_dtype(facts: ModelFacts, flag: str | None, row: P.VllmMamba2Row) -> str:
 class Mamba2KV(GatedDeltaKV):
     """One rank's hybrid KV geometry: attention layers paged by tokens, Mamba-2 layers one page a sequence."""
 
-    is_mamba2 = True
-
     def __init__(self, facts: ModelFacts, tp: int, kv_cache_dtype: str | None, user_block: int | None,
                  version: str | None, gpu_name: str, mamba_cache_dtype: str | None = None,
                  mamba_ssm_cache_dtype: str | None = None, kernel_page: int = 0, mode: str = "none",

@@ -553,12 +553,13 @@ def same_device_terms(log: ObservedLog, est: Estimate, estimated: dict) -> dict:
     binding = log.binding_rank()
     if log.engine != P.LLAMACPP or not isinstance(per_device, list) or binding is None:
         return estimated
-    named = [_DEVICE_NAME.match(name) for name in log.gpu_ranks()]
-    if not named or any(m is None for m in named) or len({m.group(1) for m in named if m}) != 1 \
+    ranks = log.gpu_ranks()
+    named = [m for m in map(_DEVICE_NAME.match, ranks) if m is not None]
+    if not named or len(named) != len(ranks) or len({m.group(1) for m in named}) != 1 \
             or len(named) != len(per_device):
         return estimated
-    order = sorted(named, key=lambda m: int(m.group(2)) if m else 0)
-    device = per_device[[m.group(0) for m in order if m].index(binding)]
+    order = sorted(named, key=lambda m: int(m.group(2)))
+    device = per_device[[m.group(0) for m in order].index(binding)]
     return {**estimated, P.KV_CACHE: device["kv"], P.WEIGHTS: device["weights"], P.ACTIVATION: device["compute"],
             **({P.COMPUTE_BUFFER: device["compute"]} if P.COMPUTE_BUFFER in estimated else {})}
 

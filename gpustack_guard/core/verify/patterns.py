@@ -1141,12 +1141,12 @@ LLAMACPP_PATTERNS = (
     # the pool itself is the context's n_ctx line, the cap the slot length the rebuild needs
     _p("llamacpp-kv-per-slot-pool", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot without -c)",
        r"--kv-unified-per-slot: sizing KV pool to n_parallel \* kv_unified_per_slot = [0-9]+ \* "
-       r"(?P<kv_unified_per_slot>[0-9]+) = [0-9]+",
+       r"(?P<kv_unified_per_slot>[0-9]{1,10}) = [0-9]+",
        "srv          main: --kv-unified-per-slot: sizing KV pool to n_parallel * kv_unified_per_slot = 4 * 4096 = "
        "16384", "tools/server/server.cpp@0c1e57098 (llama-cpp-python 0.3.36: the format string; the line comes with "
        "llama.cpp PR #24124, whose runs quote no such line)", kind="arg-update"),
     _p("llamacpp-kv-per-slot-cap", LLAMACPP, "b10507 to the newest (--kv-unified-per-slot under n_ctx_seq)",
-       r"capping per-slot context \([0-9]+\) to --kv-unified-per-slot \((?P<kv_unified_per_slot>[0-9]+)\)",
+       r"capping per-slot context \([0-9]+\) to --kv-unified-per-slot \((?P<kv_unified_per_slot>[0-9]{1,10})\)",
        "0.03.025.317 I srv    load_model: capping per-slot context (16384) to --kv-unified-per-slot (4096)",
        "llama.cpp PR #24124 (its run of Qwen3.5-4B); tools/server/server-context.cpp@0c1e57098", kind="arg-update"),
     # the GGUF's file type as the loader names it (llama_model_ftype_name: "mostly Q4_K - Medium" until mid-2023,

@@ -125,17 +125,20 @@ def test_tensor_parallel_replicates_a_single_group():
         shape(GRANITE_4_H_SMALL, "0.20.0", tp=3)
 
 
-@pytest.mark.parametrize("config,available,groups,blocks", [
-    (NEMOTRON_H_8B, 20 * GiB, 4, 20 * GiB // (4 * 2_162_688)),     # 4 attention + 24 Mamba-2: 7 groups of 4
-    (GRANITE_4_H_SMALL, 20 * GiB, 4, 20 * GiB // (4 * 2_162_688))])  # 4 attention + 36 Mamba-2: 10 groups of 4
-def test_state_blocks_on_two_releases(config, available, groups, blocks):
+# pages: float16 temporal states up to 0.19 (2,162,688 B), Nemotron-H's float32 from 0.20.0 (4,259,840 B);
+# Granite keeps the model dtype on both releases
+@pytest.mark.parametrize("config,available,groups,blocks,blocks_0_20", [
+    (NEMOTRON_H_8B, 20 * GiB, 4, 2_482, 1_260),      # 4 attention + 24 Mamba-2: 7 groups of 4
+    (GRANITE_4_H_SMALL, 20 * GiB, 4, 2_482, 2_482)])  # 4 attention + 36 Mamba-2: 10 groups of 4
+def test_state_blocks_on_two_releases(config, available, groups, blocks, blocks_0_20):
     before, after = shape(config, "0.19.0"), shape(config, "0.20.0")
     old = state_blocks(before, available, None, groups, "0.19.0", "FULL_AND_PIECEWISE", 1024)
     new = state_blocks(after, available, None, groups, "0.20.0", "FULL_AND_PIECEWISE", 1024)
     assert (old["state_blocks"], old["state_blocks_checked"], old["state_blocks_refused"]) == (blocks, False, False)
-    expected = available // (groups * after.page_bytes)
     assert (new["state_blocks"], new["state_blocks_checked"], new["state_blocks_refused"]) == \
-        (expected, True, expected < 1024)
+        (blocks_0_20, True, False)
+    refused = state_blocks(after, available, None, groups, "0.20.0", "FULL_AND_PIECEWISE", blocks_0_20 + 1)
+    assert refused["state_blocks_refused"] is True
 
 
 def test_nemotron_h_8b_estimate_reports_the_terms():
@@ -145,8 +148,8 @@ def test_nemotron_h_8b_estimate_reports_the_terms():
             m["group_size"], m["full_attention_groups"], m["linear_attention_groups"]) == \
         (24, 4, 1040, 4_259_840, 4, 1, 6)
     assert (m["state_rule"], est.block_size) == ("0.20.0", 1040)
-    assert est.extra["state_blocks"] == est.kv_cache // (4 * 4_259_840)
-    assert est.verdict == "fits" and est.extra["state_blocks"] >= 1024
+    assert est.extra["state_blocks"] == est.kv_cache // (4 * 4_259_840) == 3_418
+    assert est.verdict == "fits"
 
 
 def test_gsg056_refuses_nemotron_h_8b_on_an_l4_from_0_20_0_only():
@@ -167,7 +170,7 @@ def test_gsg056_refuses_nemotron_h_8b_on_an_l4_from_0_20_0_only():
 def test_granite_4_h_small_fits_its_blocks_on_an_h100_at_tp_2_and_not_on_one():
     two = estimate(GRANITE_4_H_SMALL, "0.20.0", H100, max_model_len=32768, tensor_parallel_size=2)
     assert two.extra["mamba2"]["page_bytes"] == 528 * 2048
-    assert two.extra["state_blocks"] == two.kv_cache // (4 * 528 * 2048) >= 1024 and two.verdict == "fits"
+    assert two.extra["state_blocks"] == two.kv_cache // (4 * 528 * 2048) == 8_779 and two.verdict == "fits"
 
 
 def test_what_is_not_read_is_refused():
@@ -223,3 +226,31 @@ def test_verify_compares_the_raised_block_with_the_log():
 
     terms = estimated_terms(estimate(NEMOTRON_H_8B, "0.20.0", max_model_len=8192))
     assert terms[patterns.ATTENTION_BLOCK] == 1040
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("n_groups", 0, "'mamba_n_groups' 0 is outside 1..1,000,000,000"),
+    ("ssm_state_size", 0, "'mamba_d_state' 0 is outside 1..65,536"),
+    ("conv_kernel", 0, "'mamba_d_conv' 0 is outside 1..64"),
+    ("conv_kernel", 10**9, "'mamba_d_conv' 1,000,000,000 is outside 1..64"),
+    ("mamba_num_heads", 0, "'mamba_num_heads' 0 is outside"),
+    ("mamba_head_dim", 0, "'mamba_head_dim' 0 is outside"),
+    ("chunk_size", 10**7, "'mamba_chunk_size' 10,000,000 is outside 1..65,536"),
+])
+def test_an_impossible_state_shape_in_config_json_is_a_config_error(key, value, said):
+    """A 0 reached the state arithmetic's asserts (an internal error); a huge kernel or chunk made a block of
+    billions of tokens. Both are now the config's own error, as any other out-of-range field."""
+    from gpustack_guard.core.memory.hfconfig import BadConfig
+
+    with pytest.raises(BadConfig, match=said.replace("(", r"\(")):
+        facts({**NEMOTRON_H_8B, key: value})
+
+
+@pytest.mark.parametrize("key", ["linear_conv_kernel_dim", "linear_num_key_heads", "linear_key_head_dim"])
+def test_an_impossible_gated_delta_shape_is_a_config_error(key):
+    from test_gated_delta import QWEN36_27B_TEXT
+
+    from gpustack_guard.core.memory.hfconfig import BadConfig
+
+    with pytest.raises(BadConfig, match=f"'{key}' 0 is outside 1.."):
+        facts({**QWEN36_27B_TEXT, key: 0})

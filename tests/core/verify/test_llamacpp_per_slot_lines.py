@@ -21,6 +21,15 @@ def test_either_line_names_the_cap(lines):
     assert backend_args(log) == ["--ctx-size=16384", "--kv-unified-per-slot=4096"]
 
 
+@pytest.mark.parametrize("digits", [11, 30, 5_000])
+def test_a_cap_past_an_int32_is_no_reading(digits):
+    """llama.cpp reads N into an int (at most 10 digits): a longer figure is an edited log, left unread (as the
+    parser leaves other figures no engine prints) rather than taken into the rebuild's arguments."""
+    huge = "9" * digits
+    log, _ = parse_log([POOL.replace("4 * 4096", f"4 * {huge}"), CTX, CAP.replace("(4096)", f"({huge})")])
+    assert backend_args(log) == ["--ctx-size=16384"] and "kv_unified_per_slot" not in log.args
+
+
 def test_the_warning_of_a_cap_above_the_pool_names_no_cap():
     # "--kv-unified-per-slot (N) exceeds the per-slot pool capacity (M) - cap has no effect": slots hold M
     log, _ = parse_log([CTX, "0.03.025.317 W srv    load_model: --kv-unified-per-slot (32768) exceeds the per-slot "
