@@ -6,7 +6,9 @@ importlib.metadata) costs about 65 ms per process, a third of a whole `gsg valid
 engine, already offers: strict or lax validation, located errors (the same `ValidationError`), defaults,
 `extra="forbid"`, and serialisation with `exclude_unset`. So a record declares its fields as annotations
 (with `field(...)` for constraints) and this module builds the pydantic-core schema from them once, on
-first use. The JSON Schema is still produced by pydantic's generator from that same core schema.
+first use. The JSON Schema is still produced by pydantic's generator from that same core schema. The schema
+is built as the plain dicts pydantic-core reads, not with `pydantic_core.core_schema`'s builders: importing
+that module is most of pydantic-core's import cost (core/record_engine.py).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import types
 import typing
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Union
 
-from pydantic_core import PydanticUndefined, SchemaSerializer, SchemaValidator
-from pydantic_core import core_schema as cs
+from .record_engine import PydanticUndefined, SchemaSerializer, SchemaValidator
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema as cs
 
 REQUIRED: Any = PydanticUndefined
 _FLAT = (bool, int, float, str)  # the values Record.flat_dict copies as the serializer would
@@ -98,21 +102,38 @@ class Record:
 
     def to_dict(self, *, mode: Literal["python", "json"] = "python", exclude: set[str] | None = None,
                 exclude_unset: bool = False, exclude_none: bool = False) -> dict[str, Any]:
-        return type(self).core()[1].to_python(self, mode=mode, exclude=exclude, exclude_unset=exclude_unset,
-                                              exclude_none=exclude_none)
+        flat = self._flat()
+        if flat is None:
+            return type(self).core()[1].to_python(self, mode=mode, exclude=exclude, exclude_unset=exclude_unset,
+                                                  exclude_none=exclude_none)
+        # plain values serialise to themselves in both modes: the serializer's dict, without its first call's
+        # imports (uuid, platform and pydantic-core's Python package: core/record_engine.py)
+        if exclude or exclude_unset or exclude_none:
+            kept = self.__pydantic_fields_set__ if exclude_unset else flat
+            flat = {name: value for name, value in flat.items()
+                    if name in kept and not (exclude and name in exclude) and not (exclude_none and value is None)}
+        return flat
 
     def flat_dict(self) -> dict[str, Any]:
-        """to_dict() of a record whose values are all None, bool, int, float, str or lists of those, built here:
-        the serializer's first call in a process imports uuid and platform (~36 M instructions, ~2 % of a
-        1,000-spec validate run; docs/performance.md, twentieth round), and rendering needs only defaults."""
+        """to_dict() of a record whose values are all None, bool, int, float, str or lists of those, refused for
+        any other: the serializer's first call in a process imports uuid, platform and pydantic-core's Python
+        package (~36 M + ~155 M instructions, ~2 % + ~11 % of a 1,000-spec validate run; docs/performance.md,
+        twentieth and twenty-first rounds)."""
+        flat = self._flat()
+        if flat is None:
+            raise TypeError(f"{type(self).__name__} holds more than plain values: use to_dict()")
+        return flat
+
+    def _flat(self) -> dict[str, Any] | None:
+        """The fields as a new dict (lists copied) when every value is plain, else None."""
         flat = {}
         for name, value in self.__dict__.items():
             if isinstance(value, list):
-                value = list(value)
                 if not all(item is None or type(item) in _FLAT for item in value):
-                    raise TypeError(f"{type(self).__name__}.{name} holds more than plain values: use to_dict()")
+                    return None
+                value = list(value)
             elif value is not None and type(value) not in _FLAT:
-                raise TypeError(f"{type(self).__name__}.{name} holds more than plain values: use to_dict()")
+                return None
             flat[name] = value
         return flat
 
@@ -200,14 +221,30 @@ def _hashable(value: Any) -> Any:
 
 # --- annotations -> pydantic-core schema ------------------------------------------------------------------
 
+def _schema(kind: str, **keys: Any) -> cs.CoreSchema:
+    """A pydantic-core schema dict as `core_schema`'s builders make it: the type, then the keys that are not None
+    (tests/core/test_records.py holds each kind used here against the builder of the same name)."""
+    schema: dict[str, Any] = {"type": kind}
+    schema.update((key, value) for key, value in keys.items() if value is not None)
+    return schema
+
+
 def _finite_float_schema(**constraints: Any) -> cs.CoreSchema:
     """Every float field is finite: YAML's .nan / .inf are never a meaningful setting."""
-    return cs.float_schema(allow_inf_nan=False, **constraints)
+    return _schema("float", allow_inf_nan=False, **constraints)
 
 
 _SCALARS: dict[Any, Callable[..., cs.CoreSchema]] = {
-    str: cs.str_schema, int: cs.int_schema, float: _finite_float_schema, bool: cs.bool_schema,
+    str: lambda **constraints: _schema("str", **constraints),
+    int: lambda **constraints: _schema("int", **constraints),
+    float: _finite_float_schema,
+    bool: lambda **constraints: _schema("bool", **constraints),
 }
+
+
+def _with_default(schema: cs.CoreSchema, **keys: Any) -> cs.CoreSchema:
+    """core_schema.with_default_schema: a `default` of None is kept (it is the default), a factory is not None."""
+    return {"type": "default", "schema": schema, **keys}
 
 
 # (module, annotation text) -> the type it names. Records repeat a few annotations ("str | None", "list[str]")
@@ -280,41 +317,42 @@ def record_schema(cls: type[Record]) -> cs.CoreSchema:
         declared.annotation = hints[name]
         schema = type_schema(declared.annotation, declared.constraints)
         if declared.before is not None:
-            schema = cs.no_info_before_validator_function(declared.before, schema)
+            schema = _schema("function-before", function={"type": "no-info", "function": declared.before},
+                             schema=schema)
         if isinstance(declared.factory, type) and issubclass(declared.factory, Record):
             # Records are immutable: one shared empty record instead of validating {} for every document.
             # (A factory, not a default, so the JSON Schema leaves it out as before.)
             shared = declared.factory()
-            schema = cs.with_default_schema(schema, default_factory=lambda shared=shared: shared)
+            schema = _with_default(schema, default_factory=lambda shared=shared: shared)
         elif declared.factory is not None:
-            schema = cs.with_default_schema(schema, default_factory=declared.factory)
+            schema = _with_default(schema, default_factory=declared.factory)
         elif declared.default is not REQUIRED:
-            schema = cs.with_default_schema(schema, default=declared.default)
-        fields[name] = cs.model_field(schema)
-    config = cs.CoreConfig(title=cls.__name__, strict=cls.strict_mode, extra_fields_behavior="forbid")
-    body = cs.model_fields_schema(fields, model_name=cls.__name__, extra_behavior="forbid")
-    return cs.model_schema(cls, body, config=config, ref=f"{cls.__module__}.{cls.__qualname__}")
+            schema = _with_default(schema, default=declared.default)
+        fields[name] = _schema("model-field", schema=schema)
+    config = {"title": cls.__name__, "strict": cls.strict_mode, "extra_fields_behavior": "forbid"}
+    body = _schema("model-fields", fields=fields, model_name=cls.__name__, extra_behavior="forbid")
+    return _schema("model", cls=cls, schema=body, config=config, ref=f"{cls.__module__}.{cls.__qualname__}")
 
 
 def type_schema(annotation: Any, constraints: dict[str, Any]) -> cs.CoreSchema:
     """Constraints apply to the innermost value, as pydantic applies Field(ge=...) inside Optional."""
     if annotation is Any:
-        return cs.any_schema()
+        return _schema("any")
     origin = typing.get_origin(annotation)
     if origin in (Union, types.UnionType):
         args = typing.get_args(annotation)
         rest = [a for a in args if a is not type(None)]
         if len(rest) != 1 or len(args) != 2:
             raise TypeError(f"only Optional[X] unions are supported, not {annotation}")
-        return cs.nullable_schema(type_schema(rest[0], constraints))
+        return _schema("nullable", schema=type_schema(rest[0], constraints))
     if origin is Literal:
-        return cs.literal_schema(list(typing.get_args(annotation)))
+        return _schema("literal", expected=list(typing.get_args(annotation)))
     if origin is list:
         (item,) = typing.get_args(annotation)
-        return cs.list_schema(type_schema(item, {}), **constraints)
+        return _schema("list", items_schema=type_schema(item, {}), **constraints)
     if origin is dict:
         key, value = typing.get_args(annotation)
-        return cs.dict_schema(type_schema(key, {}), type_schema(value, {}), **constraints)
+        return _schema("dict", keys_schema=type_schema(key, {}), values_schema=type_schema(value, {}), **constraints)
     if isinstance(annotation, type) and issubclass(annotation, Record):
         return annotation.core()[2]
     if annotation in _SCALARS:

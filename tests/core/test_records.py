@@ -8,6 +8,7 @@ import pytest
 from pydantic_core import ValidationError
 from support.json_walk import containers
 
+from gpustack_guard.core import records
 from gpustack_guard.core.fleet.model import Fleet
 from gpustack_guard.core.records import Record, field
 from gpustack_guard.core.spec.model import DeploymentSpec, Policy
@@ -107,6 +108,67 @@ def test_validate_never_imports_pydantic_basemodel():
             "Fleet.validate({'clusters': []})\nprint('pydantic.main' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_validate_loads_only_pydantic_cores_compiled_module():
+    """core_schema and typing_extensions are most of `import pydantic_core` (~179 M instructions, docs/performance.md
+    twenty-first round); validation and its errors need only the compiled module."""
+    code = ("import sys\nfrom gpustack_guard.core.spec.model import DeploymentSpec\n"
+            "from gpustack_guard.core.record_engine import ValidationError\n"
+            "try:\n    DeploymentSpec.validate({'name': 'a', 'source': 'huggingface', 'huggingface_repo_id': 'x', 'replicas': 'x'})\n"
+            "except ValidationError as error:\n    print(error.errors(include_url=False)[0]['loc'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'typing_extensions'))))\n"
+            "import pydantic_core\nprint(pydantic_core.ValidationError is ValidationError)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == ["('replicas',)", "['pydantic_core._pydantic_core']", "True"]
+
+
+def test_the_package_loaded_first_is_the_one_records_use():
+    code = ("import pydantic_core\nfrom gpustack_guard.core import record_engine\n"
+            "print(record_engine.SchemaValidator is pydantic_core.SchemaValidator)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "True"
+
+
+# What each core_schema builder returns for the arguments records pass, against the plain dict records build.
+_INT = {"type": "int"}
+
+
+@pytest.mark.parametrize("ours, builder, args, keywords", [
+    (lambda: records._schema("any"), "any_schema", (), {}),
+    (lambda: records._SCALARS[str](min_length=1, max_length=9), "str_schema", (), {"min_length": 1, "max_length": 9}),
+    (lambda: records._SCALARS[int](ge=1, le=5), "int_schema", (), {"ge": 1, "le": 5}),
+    (lambda: records._SCALARS[float](gt=0.0), "float_schema", (), {"allow_inf_nan": False, "gt": 0.0}),
+    (lambda: records._SCALARS[bool](), "bool_schema", (), {}),
+    (lambda: records.type_schema(Optional[int], {}), "nullable_schema", (_INT,), {}),
+    (lambda: records.type_schema(Literal["a", "b"], {}), "literal_schema", (["a", "b"],), {}),
+    (lambda: records.type_schema(list[int], {"max_length": 3}), "list_schema", (_INT,), {"max_length": 3}),
+    (lambda: records.type_schema(dict[str, Any], {}), "dict_schema", ({"type": "str"}, {"type": "any"}), {}),
+    (lambda: records._with_default(_INT, default=None), "with_default_schema", (_INT,), {"default": None}),
+    (lambda: records._with_default(_INT, default_factory=list), "with_default_schema", (_INT,),
+     {"default_factory": list}),
+    (lambda: records._schema("function-before", function={"type": "no-info", "function": _half}, schema=_INT),
+     "no_info_before_validator_function", (_half, _INT), {}),
+    (lambda: records._schema("model-field", schema=_INT), "model_field", (_INT,), {}),
+    (lambda: records._schema("model-fields", fields={}, model_name="X", extra_behavior="forbid"),
+     "model_fields_schema", ({},), {"model_name": "X", "extra_behavior": "forbid"}),
+])
+def test_schema_dicts_are_what_core_schemas_builders_make(ours, builder, args, keywords):
+    from pydantic_core import core_schema
+
+    assert ours() == getattr(core_schema, builder)(*args, **keywords)
+
+
+def test_a_whole_record_schema_is_what_core_schemas_builders_make():
+    from pydantic_core import core_schema as cs
+
+    built = records.record_schema(Inner)
+    size = cs.with_default_schema(cs.int_schema(ge=1, le=10), default=1)
+    kind = cs.with_default_schema(cs.literal_schema(["a", "b"]), default="a")
+    body = cs.model_fields_schema({"size": cs.model_field(size), "kind": cs.model_field(kind)}, model_name="Inner",
+                                  extra_behavior="forbid")
+    config = cs.CoreConfig(title="Inner", strict=True, extra_fields_behavior="forbid")
+    assert built == cs.model_schema(Inner, body, config=config, ref=f"{__name__}.Inner")
 
 
 def _all_records(base: type = Record) -> set[type]:
@@ -255,16 +317,46 @@ def test_a_copy_plan_copies_flat_containers_in_c_and_nested_ones_deep():
 ])
 def test_flat_dict_is_to_dict_for_plain_records(record):
     made = record()
-    flat = made.flat_dict()
-    assert flat == made.to_dict() and list(flat) == list(made.to_dict())
-    assert [type(v) for v in flat.values()] == [type(v) for v in made.to_dict().values()]
+    flat, serialised = made.flat_dict(), type(made).core()[1].to_python(made)
+    assert flat == serialised and list(flat) == list(serialised)
+    assert [type(v) for v in flat.values()] == [type(v) for v in serialised.values()]
+
+
+_OPTIONS = [{}, {"mode": "json"}, {"exclude_none": True}, {"exclude_unset": True}, {"exclude": {"tags", "kind"}},
+            {"exclude": {"name"}, "exclude_none": True, "exclude_unset": True, "mode": "json"}]
+
+
+class Flat(Record, strict=True):
+    name: str = "n"
+    note: Optional[str] = None
+    tags: list[str] = field(factory=list)
+    ratio: float = 0.5
+    kind: Literal["a", "b"] = "a"
+
+
+@pytest.mark.parametrize("options", _OPTIONS)
+@pytest.mark.parametrize("data", [{}, {"name": "x", "tags": ["t", "u"]}, {"note": "y", "ratio": 2.0, "kind": "b"}])
+def test_to_dict_of_a_plain_record_is_the_serializers_dict(data, options):
+    made = Flat(**data)
+    ours, theirs = made.to_dict(**options), Flat.core()[1].to_python(made, **options)
+    assert ours == theirs and list(ours) == list(theirs)
+    if "tags" in ours:
+        assert ours["tags"] is not made.tags
+
+
+@pytest.mark.parametrize("options", _OPTIONS)
+def test_to_dict_of_a_nested_record_goes_through_the_serializer(options):
+    made = Outer(name="o", inner={"size": 3})
+    assert made.to_dict(**options) == Outer.core()[1].to_python(made, **options)
+    if not options.get("exclude_unset"):
+        assert made.to_dict(**options)["inner"] == {"size": 3, "kind": "a"}
 
 
 def test_flat_dict_refuses_a_nested_record_and_copies_lists():
     from gpustack_guard.core.spec.model import Workload, WorkloadShare
 
     share = WorkloadShare(name="chat", prompt_tokens_p99=4096, max_output_tokens=512, concurrency=8)
-    with pytest.raises(TypeError, match="Workload.mix holds more than plain values"):
+    with pytest.raises(TypeError, match="Workload holds more than plain values"):
         Workload(mix=[share]).flat_dict()
     empty = Workload()
     assert empty.flat_dict()["mix"] == [] and empty.flat_dict()["mix"] is not empty.mix

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic_core import ValidationError
-
 from gpustack_guard.adapters.files.spec_loader import display_path, read_yaml_file
 from gpustack_guard.core.advise.workload import Workload, ordering_problem
 from gpustack_guard.core.errors import GsgError
+from gpustack_guard.core.record_engine import ValidationError
 from gpustack_guard.core.spec.check import field_path
 
 

@@ -78,6 +78,9 @@ def _config_dir_facts(directory: Path, source: str) -> ModelFacts:
     return facts
 
 
+_NOT_FACTS = frozenset({"catalog", "config", "gguf", "quantization"})  # guard.model keys that say where, not what
+
+
 class FactsResolver:
     def __init__(self, *, offline: bool = False, hub_cache: HubCache | None = None, hf_token: str | None = None,
                  endpoint: str | None = None, transport: httpx.BaseTransport | None = None, timeout: float = 10.0):
@@ -91,8 +94,10 @@ class FactsResolver:
     def resolve(self, spec: DeploymentSpec, spec_file: str) -> tuple[ModelFacts | None, str | None]:
         override = spec.guard.model
         local = override.config or override.gguf or spec.source == "local_path"
+        # The override record itself (hashable, equal by value): its to_json() would load pydantic-core's Python
+        # package for the serializer (core/record_engine.py), ~11 % of a 1,000-spec run.
         key = (spec.source, spec.source_id, spec.huggingface_filename, spec_file if local else None,
-               override.to_json() if override.fields_set else None)
+               override if override.fields_set else None)
         if key not in self._memo:
             self._memo[key] = self._resolve(spec, Path(spec_file).parent)
         return self._memo[key]
@@ -104,10 +109,11 @@ class FactsResolver:
             facts = self._base_facts(spec, base)
         except (OSError, ValueError) as exc:  # GGUFError and HubError are ValueErrors
             return None, _one_line(exc)
-        # every field defaults to None, so an override that sets none gives no fields; its serializer's first
-        # call imports uuid and platform (~4 ms of a validate run's start-up), which most specs never need
-        fields = override.to_dict(exclude={"catalog", "config", "gguf", "quantization"}, exclude_none=True) \
-            if override.fields_set else {}
+        # The fields it sets, as to_dict(exclude=..., exclude_none=True) gives them: every one left is a plain
+        # value (quantization, the one record, is merged below). Read off the record, not serialised: the
+        # serializer's first call imports uuid, platform and pydantic-core's Python package (core/record_engine.py)
+        fields = {name: value for name, value in override.__dict__.items()
+                  if value is not None and name not in _NOT_FACTS} if override.fields_set else {}
         if facts is None and not fields:
             return None, self._unknown(spec)
         facts = (facts or ModelFacts(source="guard.model")).merged(fields)

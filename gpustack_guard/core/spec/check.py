@@ -9,12 +9,11 @@ import re
 import unicodedata
 from typing import Any, Mapping
 
-from pydantic_core import ValidationError
-
 from gpustack_guard.core import echo
 from gpustack_guard.core import findings as F
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.ports import LocatedData
+from gpustack_guard.core.record_engine import ValidationError
 from gpustack_guard.core.rules import documents as D
 from gpustack_guard.core.spec import source_ids
 from gpustack_guard.core.spec.model import (
