@@ -1,9 +1,13 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging import version as packaging_version
 
 from gpustack_guard.core.versions import (
     MAX_VERSION_CHARS,
+    InvalidVersion,
     Version,
     at_least,
     gpustack_dev_build,
@@ -63,3 +67,72 @@ def test_estimate_with_an_unreadable_version_runs_as_an_unknown_one(gsg, backend
 def test_gpustack_dev_build_is_the_source_tree_placeholder_only():
     assert [gpustack_dev_build(v) for v in ("0.0.0", "v0.0.0", "0.0.0.dev0")] == [True, True, True]
     assert [gpustack_dev_build(v) for v in ("0.0", "0.0.1", "2.0.0", "latest", "", None)] == [False] * 6
+
+
+# gsg's Version is PEP 440's rule written out (core/versions.py); packaging, the reference implementation, is the
+# oracle here only: the same versions parse, print in the same normal form and sort the same way.
+_SPELLINGS = st.one_of(
+    st.from_regex(r"\A(v|V)?([0-9]{1,3}!)?[0-9]{1,4}(\.[0-9]{1,4}){0,4}"
+                  r"([-_.]?(a|b|c|rc|alpha|beta|pre|preview|RC|Alpha)[-_.]?[0-9]{0,3})?"
+                  r"(-[0-9]{1,3}|[-_.]?(post|rev|r|POST)[-_.]?[0-9]{0,3})?"
+                  r"([-_.]?(dev|DEV)[-_.]?[0-9]{0,3})?"
+                  r"(\+[a-zA-Z0-9]{1,6}([-_.][a-zA-Z0-9]{1,6}){0,3})?\Z"),
+    st.text(alphabet="0123456789.+-_!abcdeilmnoprstuvABCRV ", max_size=16),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=_SPELLINGS)
+def test_parsing_and_normal_form_are_packagings(text):
+    try:
+        theirs = packaging_version.Version(text)
+    except packaging_version.InvalidVersion:
+        with pytest.raises(InvalidVersion):
+            Version(text)
+        return
+    ours = Version(text)
+    assert str(ours) == str(theirs)
+    assert (ours.epoch, ours.release, ours.pre, ours.post, ours.dev, ours.local) == \
+        (theirs.epoch, theirs.release, theirs.pre, theirs.post, theirs.dev, theirs.local)
+    assert (ours.public, ours.base_version, ours.is_prerelease, ours.is_postrelease, ours.is_devrelease) == \
+        (theirs.public, theirs.base_version, theirs.is_prerelease, theirs.is_postrelease, theirs.is_devrelease)
+    assert (ours.major, ours.minor, ours.micro) == (theirs.major, theirs.minor, theirs.micro)
+
+
+@settings(max_examples=600, deadline=None)
+@given(left=_SPELLINGS, right=_SPELLINGS)
+def test_order_and_equality_are_packagings(left, right):
+    try:
+        theirs = packaging_version.Version(left), packaging_version.Version(right)
+    except packaging_version.InvalidVersion:
+        return
+    ours = Version(left), Version(right)
+    assert [ours[0] < ours[1], ours[0] == ours[1], ours[0] > ours[1], ours[0] <= ours[1], ours[0] != ours[1]] == \
+        [theirs[0] < theirs[1], theirs[0] == theirs[1], theirs[0] > theirs[1], theirs[0] <= theirs[1],
+         theirs[0] != theirs[1]]
+    if ours[0] == ours[1]:
+        assert hash(ours[0]) == hash(ours[1])
+
+
+# Neighbours the generator reaches rarely: each PEP 440 ordering rule once, in packaging's order.
+_ORDERED = ["1.0.dev0", "1.0a0.dev1", "1.0a0", "1.0a1.post0.dev0", "1.0a1.post0", "1.0b0", "1.0rc0", "1.0",
+            "1.0+abc", "1.0+abc.5", "1.0+0", "1.0+1.1", "1.0.post0.dev0", "1.0.post0", "1.0.1", "1!0.1"]
+
+
+def test_every_ordering_rule_sorts_as_packaging_sorts():
+    assert sorted(_ORDERED, key=Version) == sorted(_ORDERED, key=packaging_version.Version) == _ORDERED
+    assert Version("1.0") == Version("1.0.0") == Version("1") and Version("0") == Version("0.0")
+    assert str(Version(" V1.0-Alpha.2_POST-3.DEV4+Ubuntu-007 ")) == "1.0a2.post3.dev4+ubuntu.7"
+
+
+@pytest.mark.parametrize("text", ["1.0+k\u212a", "1.0+\u0131x", "\u0661.0", "1.0-\uff11", "1.0 1", "1..0", "1.0+"])
+def test_non_ascii_letters_and_digits_are_no_version(text):
+    with pytest.raises(InvalidVersion):
+        Version(text)
+    assert parse_version(text) is None
+
+
+def test_comparing_with_something_else_is_not_implemented():
+    assert (Version("1.0") == "1.0") is False
+    with pytest.raises(TypeError):
+        assert Version("1.0") < "2.0"
