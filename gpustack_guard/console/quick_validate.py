@@ -11,12 +11,14 @@ lists.
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple
+from typing import Mapping
+
+from gpustack_guard.core.table_row import TableRow
 
 COMMAND = "validate"
 
 
-class Option(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class Option(TableRow):  # a table row: tuple-built, no generated methods to compile
     """One option of `gsg validate` (or the root's --quiet) as cli.py declares it."""
 
     field: str  # the keyword of cli.validate it fills

@@ -9,13 +9,13 @@ lazily: only a deployment that names one of them reaches this module.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from gpustack_guard.core.memory.profiles import known_version
+from gpustack_guard.core.table_row import TableRow
 from gpustack_guard.core.versions import Version
 
 
-class PackedKvRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class PackedKvRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """One packed dtype's slot in releases [since, until)."""
 
     since: str

@@ -7,9 +7,10 @@ so a behaviour change is one new row rather than an `if` scattered through the a
 import functools
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Iterable, NamedTuple, Protocol, TypeVar
+from typing import Iterable, Protocol, TypeVar
 
 from gpustack_guard.core.dataclass_repr import fields_repr
+from gpustack_guard.core.table_row import TableRow
 from gpustack_guard.core.units import GiB, KiB, MiB
 from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version, parse_version
@@ -208,7 +209,7 @@ def vllm_profile(version: str | None) -> VllmProfile:
     return row_for("vllm", _PROFILE_KEYS, version)
 
 
-class V0Fallback(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class V0Fallback(TableRow):  # a table row: tuple-built, no generated methods to compile
     """A feature that made a V1-default release run the V0 engine (vllm arg_utils _is_v1_supported_oracle)."""
 
     feature: str
@@ -371,7 +372,7 @@ GATED_DELTA_KERNEL_ALIGNMENT = 16
 VLLM_QWEN3_5_SINCE = "0.17.0"
 
 
-class VllmGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmGatedDeltaRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     modelled: bool
     source: str
@@ -429,7 +430,7 @@ def vllm_gated_delta_row(version: str | None) -> VllmGatedDeltaRow:
 VLLM_NEMOTRON_H_ARCHITECTURES = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
 
 
-class VllmMamba2Row(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMamba2Row(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     modelled: bool
     source: str
@@ -489,7 +490,7 @@ def vllm_mamba2_row(version: str | None) -> VllmMamba2Row:
 #   Everywhere: config/vllm.py validate_mamba_block_size (@v0.12.0 .. @v0.34.0) exits on a --mamba-block-size other
 #           than max_model_len without prefix caching ("--mamba-block-size can only be set with
 #           --enable-prefix-caching").
-class VllmMambaCacheModeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMambaCacheModeRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     read: bool  # a Mamba-2 hybrid's layout with prefix caching is read
     source: str
@@ -555,7 +556,7 @@ def vllm_mamba_cache_mode_row(version: str | None) -> VllmMambaCacheModeRow:
 #           128 on 10.x/12.x) the layout is 0.32.0's, 2 pages. Mode "none" is unchanged (MambaSpec: 1 page).
 #           flashinfer_prefill says that gsg refuses "align" where FlashInfer may run: on 9.0 the workspace is not
 #           sized, on 10.x/12.x the CUDA runtime is not in a spec, and on an unknown GPU neither is the backend.
-class VllmGatedDeltaPrefixRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmGatedDeltaPrefixRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     default_on: bool  # prefix caching without --[no-]enable-prefix-caching
     align_pages: int | None  # state pages per sequence and linear group with prefix caching; None: not read
@@ -595,7 +596,7 @@ def vllm_gated_delta_prefix_row(version: str | None) -> VllmGatedDeltaPrefixRow:
 #           once update_block_size_for_backend set the block (aligned from 0.20.0) and the KV cache groups took it:
 #           the raised block.
 #   0.27.0  config/vllm.py@v0.27.0 .. @v0.34.0 validate_block_size keeps only the chunked-mm-input assert.
-class VllmAlignBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmAlignBudgetRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     checked: bool  # "align" refuses a block above max_num_batched_tokens
     source: str
@@ -627,7 +628,7 @@ def vllm_align_budget_row(version: str | None) -> VllmAlignBudgetRow:
 #           kv_cache_config.num_blocks it raises "ValueError: max_num_seqs (N) exceeds available Mamba cache blocks
 #           (M)", naming the fix: max_num_seqs at most M, or a larger gpu_memory_utilization. --enforce-eager or a
 #           mode without FULL skips it. The text is the same at every tag to 0.34.0.
-class VllmStateBlocksRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmStateBlocksRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     refused: bool  # max_num_seqs above the pool's blocks under FULL graphs refuses to start
     source: str
@@ -678,7 +679,7 @@ SGLANG_MAMBA_RUNNING_RATIO = 3
 SGLANG_MAMBA_TRACKING_SLOTS = {"overlap": 2, "overlap-lazy": 1, "no-overlap": 1}
 
 
-class SglangGatedDeltaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangGatedDeltaRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     modelled: bool
     sizing: str  # "fixed" | "ratio" | "explicit-first" | "running-or-ratio"
@@ -744,7 +745,7 @@ def sglang_gated_delta_row(version: str | None) -> SglangGatedDeltaRow:
 MXFP4_PADDING = {"marlin": (128, 256), "flashinfer": (256, 256), "triton": (64, None)}
 
 
-class VllmFp8MarlinRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmFp8MarlinRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Where vLLM runs an Fp8Config checkpoint with weight_block_size through Marlin (weight-only W8A16) from
     release `since`: the dense linear layers on a CUDA GPU of compute capability below `linear_below`, the fused-MoE
     experts below `moe_below` (None: never), from `marlin_min` up (the kernel's own minimum). FORCE_ENV set to 1 or
@@ -800,7 +801,7 @@ def vllm_fp8_marlin_row(version: str | None) -> VllmFp8MarlinRow:
     return row_for("vllm", _FP8_MARLIN_KEYS, version)
 
 
-class VllmImageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmImageRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What the image GPUStack runs a vLLM release from holds beside the wheel, where vLLM's choice depends on it.
 
     flashinfer: FlashInfer imports (topk_topp_sampler.py@v0.9.0..@v0.11.0 then samples with it unless
@@ -1033,7 +1034,7 @@ NON_TORCH_PARALLEL = int(0.6 * GiB)  # llm-d capacity planner's TP>=2 figure (NC
 # Before vLLM's first memory snapshot: CUDA context and torch init. 0.3-1 GiB across the logs of
 # docs/memory-arithmetic.md; V21 (docker/model-runner PR #414) shows 1.04 GiB used before start on a desktop GPU.
 CUDA_CONTEXT = int(0.5 * GiB)
-class CudaTotalRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class CudaTotalRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The total CUDA reports for a GPU whose driver keeps part of its memory (nvidia-smi's "Reserved").
 
     GPUStack's worker reports NVML's total (nvidia-smi's "Total"); vLLM sizes its budget from
@@ -1112,7 +1113,7 @@ def _names_card(name: str, key: str) -> bool:
     return False
 
 
-class ContextNonTorchRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class ContextNonTorchRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """One card's non-torch memory alone on the GPU as mem_get_info's total - free - torch's allocated bytes after
     the profile: the CUDA context and what the profile adds outside torch, as one figure."""
 
@@ -1171,7 +1172,7 @@ VLLM_MM_LIMIT_DEFAULT = 999
 VLLM_MM_ITEMS_FLOOR_SINCE = "0.10.0"
 
 
-class VllmEncoderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmEncoderRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The live tensors of one ViT block's attention step at the encoder's peak, in ViT widths per patch at 16
     bits (an fp32 copy counts twice), for one model file from a release on. The MLP step is computed from its
     shape (engines/vllm.py vit_step_elements): gated 3 x (width + inter), fc1/fc2 max(2 x (width + inter),
@@ -1279,7 +1280,7 @@ VLLM_ENCODER_ROWS = (
 )
 
 
-class VllmEncoderTpModeRow(NamedTuple):
+class VllmEncoderTpModeRow(TableRow):
     """--mm-encoder-tp-mode from one release on: the values argparse takes (none: no such flag) and the encoder
     families gsg models whose model class sets supports_encoder_tp_data (the others fall back to "weights" with a
     warning: config._init_multimodal_config / ModelConfig)."""
@@ -1344,7 +1345,7 @@ QWEN3_VL_VIDEO_MIN_PIXELS = 4_096
 QWEN3_VL_MAX_FRAMES_PER_VIDEO = 24_576
 
 
-class VllmVideoRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmVideoRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a release sizes a model file's dummy video against its dummy image: the tokens one video takes of the
     encoder budget per soft token and the frame cap (vLLM profiles the modality whose item takes the most)."""
 
@@ -1430,7 +1431,7 @@ VLLM_VIDEO_ROWS = _QWEN2_VL_VIDEO_ROWS + tuple(r._replace(family="qwen2_5_vl") f
     _QWEN3_VL_VIDEO_ROWS + tuple(r._replace(family="qwen3_vl_moe") for r in _QWEN3_VL_VIDEO_ROWS)
 
 
-class VllmMmBudgetRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMmBudgetRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What one item takes of the encoder budget, and how far profile_run widens each dummy output it keeps
     through the text run, from a release on (every model file)."""
 
@@ -1476,7 +1477,7 @@ def vllm_video_row(family: str, version: str | None) -> VllmVideoRow | None:
     return row_for("vllm", rows, version)
 
 
-class VllmV2EncoderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmV2EncoderRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What the V2 model runner's profile_run (v1/worker/gpu/model_runner.py) does with a multimodal model's
     encoder from a release on: whether it encodes dummy items at all, and whether their pixel values stay on the
     GPU through the text run (V1's gpu_model_runner.py keeps them: a local of profile_run)."""
@@ -1575,7 +1576,7 @@ VLLM_LORA_VOCAB_READ = ("0.11.0", "0.34.0")  # the wheels whose every model file
 VLLM_LORA_TARGETS_SINCE = "0.34.0"
 
 
-class VllmLoraRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmLoraRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a vLLM release shapes its LoRA slots (core/memory/lora.py vllm_slots)."""
 
     since: str
@@ -1628,7 +1629,7 @@ def vllm_lora_row(version: str | None) -> VllmLoraRow:
 # (get_lm_head_lora_b_shard_size: shard_indices.num_org_elements).
 
 
-class SglangLoraRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangLoraRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How an SGLang release shapes its LoRA memory pool (core/memory/lora.py sglang_slots)."""
 
     since: str
@@ -1713,7 +1714,7 @@ NON_TORCH_PCIE_PARALLEL = int(0.25 * GiB)
 COMM_BUFFERS_NO_P2P = NON_TORCH_PCIE_PARALLEL
 
 
-class NonTorchRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class NonTorchRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Non-torch memory per rank that vLLM's profile counts inside the budget, from release `since` on, for one
     class of GPU group: "single" (TP x PP = 1), "nvlink" (NVLink-connected, and GPUs gsg cannot place) or
     "peerless" (PCIe-only and no-P2P GPUs, interconnect.PEERLESS)."""
@@ -1774,7 +1775,7 @@ _NON_TORCH_KEYS = keyed_by_release(VLLM_NON_TORCH)
 # figure already holds NCCL (VLLM_NON_TORCH "peerless"), so it is added on NVLink and unknown groups only. Before 0.11
 # every communicator is made after the snapshot: PyNccl's is booked as comm_in_budget (NCCL_BUFFERS), and from 0.6.5
 # (V0's first baseline) the device group's, first used by the profile's logits gather, is booked here as well.
-class DeviceGroupNcclRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class DeviceGroupNcclRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Whether the TP device group's NCCL communicator is first made inside the profile, from release `since`."""
 
     since: str
@@ -1839,7 +1840,7 @@ def vllm_device_group_nccl(version: str | None) -> DeviceGroupNcclRow:
 # snapshot; from 0.11 PyNccl's NVLS buffers connect at its first large all-reduce, which the profile's forward runs
 # (all-reduces above custom all-reduce's and symmetric memory's sizes go to PyNccl). Not booked: a second
 # communicator's (the device group's all-gather need not pick NVLS), and NVLS of TP groups spread over nodes.
-class NvlsRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class NvlsRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """NCCL's NVLS memory per head (TP rank) and channel, from vLLM release `since` (the NCCL its torch pins)."""
 
     since: str
@@ -1934,7 +1935,7 @@ GPU_COMPUTE_CAPABILITY = (
 )
 
 
-class UmaFreeRow(NamedTuple):
+class UmaFreeRow(TableRow):
     """How an engine reads 'free memory' on an integrated (unified-memory) GPU from `since` on."""
 
     engine: str
@@ -2035,7 +2036,7 @@ CAPTURE_V1_MAX, CAPTURE_V1_WIDE_FROM, CAPTURE_V1_WIDE_STEP = 512, 256, 16
 CAPTURE_SETTINGS_RULES = ("v1-8step", "v1")
 
 
-class VllmCaptureDefaultsRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmCaptureDefaultsRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What a V1 release's _set_cudagraph_sizes (capture_rule "v1") does beyond the 0.11.1 list, from `since` on."""
 
     since: str
@@ -2106,7 +2107,7 @@ VLLM_SPLIT_CAPTURE_KEYS = {
 VLLM_SPLIT_CAPTURE_SINCE = "0.34.0"
 
 
-class VllmSpecCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmSpecCaptureRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a V1 release's capture sizes follow a draft's query length q = 1 + num_speculative_tokens."""
 
     since: str
@@ -2155,7 +2156,7 @@ def vllm_spec_capture_row(version: str | None) -> VllmSpecCaptureRow:
     return row_for("vllm", _VLLM_SPEC_CAPTURE_KEYS, version)
 
 
-class VllmMtpDraftRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMtpDraftRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What the V1 drafter keeps of a target's own multi-token-prediction (MTP) layers (--speculative-config
     method mtp / deepseek_mtp / glm4_moe_mtp). counted False: the release is not read (the note stays)."""
 
@@ -2200,7 +2201,7 @@ def vllm_mtp_draft_row(version: str | None) -> VllmMtpDraftRow:
     return row_for("vllm", _VLLM_MTP_DRAFT_KEYS, version)
 
 
-class VllmGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmGatedDeltaSpecRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a release sizes a Gated DeltaNet target's states with a draft; read False keeps GSG030."""
 
     since: str
@@ -2251,7 +2252,7 @@ def vllm_capture_defaults_row(version: str | None) -> VllmCaptureDefaultsRow:
 #           v1/worker/gpu/lora_utils.py@v0.30.0 get_lora_capture_cases: [0] + lora/utils.py
 #           get_captured_lora_counts(max_loras, --specialize-active-lora): [max_loras + 1] without the flag (two
 #           cases), with it every power of two up to max_loras and max_loras + 1. 0.11.1 not read.
-class VllmLoraGraphRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmLoraGraphRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     since: str
     specialized: bool  # cudagraph_specialize_lora (default True) captures the sizes with and without LoRA
     source: str
@@ -2270,7 +2271,7 @@ def vllm_lora_graph_row(version: str | None) -> VllmLoraGraphRow:
     return row_for("vllm", _LORA_GRAPH_KEYS, version)
 
 
-class VllmModelCaptureRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmModelCaptureRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """A model's own config hook (model_executor/models/config.py MODELS_CONFIG_MAP, run by
     VllmConfig.try_verify_and_update_config before the capture sizes are set) that widens its capture sizes."""
 
@@ -2331,7 +2332,7 @@ CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PI
 CUDAGRAPH_MODE_NUMBERS = {0: "NONE", 1: "PIECEWISE", 2: "FULL"}  # the enum's plain values, as 0.10.x logs print them
 
 
-class VllmPerformanceModeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmPerformanceModeRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What vLLM's --performance-mode accepts and changes from one release on (the `since` version)."""
 
     since: str
@@ -2635,7 +2636,7 @@ def vllm_sampler_row(version: str | None) -> VllmSamplerRow:
     return row
 
 
-class VllmRunnerRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmRunnerRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Which model runner a V1 release builds by default (config/vllm.py use_v2_model_runner) and, where the V2
     runner's profile differs from the release's other rows, how. default: "v1" every model (as modelled);
     "dense" the V2 runner for a generative model that is neither MoE nor hybrid, or whose architecture is listed;
@@ -2680,7 +2681,7 @@ def vllm_runner_row(version: str | None) -> VllmRunnerRow:
     return row_for("vllm", _RUNNER_KEYS, version)
 
 
-class TermSource(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class TermSource(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Where one budget term's rule was read: the first release it applies to, its name and file@tag."""
 
     since: str
@@ -2926,7 +2927,7 @@ ALLOCATOR_SLACK = 0.05
 DEFAULT_BLOCK_SIZE = 16
 
 
-class VllmMlaBlockRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMlaBlockRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How vLLM on CUDA sets an MLA model's KV block size from one release on (the `since` version): the block
     size follows the MLA attention backend its platform picks by compute capability."""
 
@@ -2981,7 +2982,7 @@ VLLM_MLA_KERNEL_BLOCKS = {"FLASHMLA": (64,), "CUTLASS_MLA": (128,), "FLASHINFER_
                           "FLASH_ATTN_MLA": ()}
 
 
-class VllmDefaultBlockRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmDefaultBlockRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """vLLM's KV block size on CUDA when no --block-size is given, from one release on (the `since` version)."""
 
     since: str
@@ -3002,7 +3003,7 @@ VLLM_DEFAULT_BLOCK = (
 _DEFAULT_BLOCK_KEYS = keyed_by_release(VLLM_DEFAULT_BLOCK)
 
 
-class VllmFa4PageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmFa4PageRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The page FlashAttention 4 kernels need, which FLASH_ATTN's get_preferred_block_size raises vLLM's default
     block to (max(default, page)) when no --block-size is given, from one release on (the `since` version)."""
 
@@ -3032,7 +3033,7 @@ _FA4_PAGE_KEYS = keyed_by_release(VLLM_FA4_PAGE)
 VLLM_MM_PREFIX_ARCHITECTURES = ("Gemma3ForConditionalGeneration", "PaliGemmaForConditionalGeneration")
 
 
-class VllmGemma4Row(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmGemma4Row(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a vLLM release runs Gemma 4's split attention (256-wide window heads, 512-wide full-attention heads)."""
 
     since: str
@@ -3074,7 +3075,7 @@ VLLM_GEMMA4 = (
 _GEMMA4_KEYS = keyed_by_release(VLLM_GEMMA4)
 
 
-class VllmRopeRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmRopeRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a vLLM release sizes the rotary cos/sin caches the model keeps beside its weights ("Model loading took"
     counts them): one cache per distinct get_rope key (_ROPE_DICT), rows by rope type (ROPE_CACHE_POSITIONS) x the
     rotary width, in the model dtype (get_rope's dtype = torch.get_default_dtype(), the cache cast to it) unless
@@ -3150,7 +3151,7 @@ def vllm_mla_block_row(version: str | None) -> VllmMlaBlockRow:
     return row_for("vllm", _MLA_BLOCK_KEYS, version)
 
 
-class VllmMlaAlignRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class VllmMlaAlignRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Whether vLLM V0's CacheEngine pads an MLA latent entry on CUDA from one release on (the `since` version)."""
 
     since: str
@@ -3183,7 +3184,7 @@ GPUSTACK_WEIGHT_FACTOR = 1.2
 GPUSTACK_WEIGHT_EXTRA = 2 * GiB
 
 # --- SGLang ----------------------------------------------------------------------------------------------
-class SglangProfile(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangProfile(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How one SGLang release line picks its defaults (docs/memory-arithmetic.md, "SGLang"), read in
     python/sglang/srt/server_args.py of the release's PyPI wheel (`source` names the file and release)."""
 
@@ -3278,7 +3279,7 @@ SGLANG_PROFILES = (
 _SGLANG_KEYS = keyed_by_release(SGLANG_PROFILES)
 
 
-class SglangVlmFraction(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangVlmFraction(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How a release cuts mem_fraction_static for a multimodal model ("Automatically reduce --mem-fraction-static
     ... because this is a multimodal model" / "Multimodal model: Dynamically adjusted --mem-fraction-static")."""
 
@@ -3315,7 +3316,7 @@ def sglang_vlm_fraction(version: str | None) -> SglangVlmFraction:
     return row_for("sglang", _SGLANG_VLM_KEYS, version)
 
 
-class SglangMultimodalReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangMultimodalReserve(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What a release takes off the KV budget of a multimodal model for the allocations made after the pool is
     sized (kv_cache_configurator.py mm_runtime_reservation_gb, logged as "Reserving %.2f GB of the KV budget for
     post-sizing multimodal allocations"): the embedding cache's MB (SGLANG_VLM_CACHE_SIZE_MB) and, when the feature
@@ -3357,7 +3358,7 @@ SGLANG_HOPPER_QWEN3_VL_WIDE_RUNNING = 400  # max_running_requests >= 400: the po
 SGLANG_HOPPER_QWEN3_VL_WIDE_POOL_MB = 3 * 1024
 
 
-class SglangHopperQwen3VlGraphRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangHopperQwen3VlGraphRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Whether a release raises a large-Hopper Qwen3-VL's default decode-graph batch to --max-running-requests."""
 
     since: str
@@ -3386,7 +3387,7 @@ def sglang_mm_reserve(version: str | None) -> SglangMultimodalReserve:
     return row_for("sglang", _SGLANG_MM_RESERVE_KEYS, version)
 
 
-class SglangAiterCut(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangAiterCut(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What a release multiplies mem_fraction_static by under the aiter attention backend (ROCm) for a model whose
     context is longer than `above_context` tokens, a fraction the user sets included; 1.0: no cut."""
 
@@ -3490,7 +3491,7 @@ SGLANG_PREFILL_GRAPH_MB_PER_SIZE = 8
 SGLANG_PREFILL_GRAPH_MLA_MB = 1.5 * 1024
 
 
-class SglangOptInPrefillGraphs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangOptInPrefillGraphs(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What --enable-piecewise-cuda-graph adds to the default fraction's reserve before piecewise graphs were on by
     default (0.5.10: SglangProfile.prefill_graph_reserve)."""
 
@@ -3527,7 +3528,7 @@ def sglang_opt_in_prefill_graphs(version: str | None) -> SglangOptInPrefillGraph
     return row_for("sglang", _SGLANG_OPT_IN_PREFILL_KEYS, version)
 
 
-class SglangPrefillPathCap(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangPrefillPathCap(TableRow):  # a table row: tuple-built, no generated methods to compile
     """A cap on the default prefill-graph token ceiling for a model whose --model-path holds `path_text` (lower
     case); 0 tokens: none. gsg matches the model name it was given (ModelFacts.source), SGLang the path it loads."""
 
@@ -3552,7 +3553,7 @@ def sglang_prefill_path_cap(version: str | None) -> SglangPrefillPathCap:
     return row_for("sglang", _SGLANG_PREFILL_PATH_KEYS, version)
 
 
-class SglangPrefillGraphsOffArchs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangPrefillGraphsOffArchs(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Architectures whose piecewise (prefill) CUDA graphs a release turns off (ModelConfig.
     is_piecewise_cuda_graph_disabled_model, read by _handle_piecewise_cuda_graph before the reserve is sized)."""
 
@@ -3612,7 +3613,7 @@ SGLANG_GPU_TIERS_BY_RULE = {"v0.5": SGLANG_05_GPU_TIERS, "v0.5.4.post1": SGLANG_
 SGLANG_03_CHUNKED = 8192  # 0.3.x dataclass default, //4 under 25000 MB from 0.3.5.post2
 
 
-class SglangNpuTiers(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangNpuTiers(TableRow):  # a table row: tuple-built, no generated methods to compile
     """An Ascend NPU's chunked_prefill_size and decode-graph batch by memory, where they differ from the GPU tiers:
     (low MiB, high MiB, high included, chunked_prefill_size, graph bs below TP 4, graph bs at TP >= 4), the first
     tier with low <= memory below (or at) high wins; memory in no tier takes the GPU tiers."""
@@ -3646,7 +3647,7 @@ SGLANG_INPUT_MARGIN = 5
 SGLANG_CUDA_GRAPH_BS = 160  # 0.3.x/0.4.x default ("80 (half of the default value 160)" comment in server_args)
 
 
-class SglangGraphArgs(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangGraphArgs(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The CUDA-graph capture arguments one SGLang release line reads, and what they do to its reserve (a flag
     list's first name is the release's own; later names are its deprecated aliases, which share the dest)."""
 
@@ -3717,7 +3718,7 @@ def sglang_graph_args(version: str | None) -> SglangGraphArgs:
     return row_for("sglang", _SGLANG_GRAPH_ARGS_KEYS, version)
 
 
-class SglangModelPageRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangModelPageRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The attention backend SGLang picks for an architecture on an SM100 GPU (B200, GB200, B300) when no backend is
     given, and the KV page size that backend forces from one release on (the `since` version)."""
 
@@ -3800,7 +3801,7 @@ def sglang_model_page_row(architecture: str | None, version: str | None) -> Sgla
     return row if row.backend else None
 
 
-class SglangHybridSwaRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangHybridSwaRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """Which sliding-window architectures SGLang gives two KV pools from a release on (`since`), unless
     --disable-hybrid-swa-memory: the full-attention layers' pool, whose token count is max_total_num_tokens, and the
     sliding layers' pool of swa_full_tokens_ratio times as many tokens."""
@@ -3873,7 +3874,7 @@ def sglang_hybrid_swa_row(version: str | None) -> SglangHybridSwaRow:
 SGLANG_SWA_FULL_TOKENS_RATIO = 0.8  # --swa-full-tokens-ratio's default at every release read (0.4.9.post3-0.5.23)
 
 
-class SglangSpeculativeReserve(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangSpeculativeReserve(TableRow):  # a table row: tuple-built, no generated methods to compile
     """MiB the default mem_fraction_static keeps for a draft model and its graphs, by --speculative-algorithm."""
 
     since: str
@@ -3926,7 +3927,7 @@ SGLANG_SPECULATIVE_AUTO_WIDE = (5, 4, 8)
 SGLANG_SPECULATIVE_AUTO_WIDE_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
 
 
-class SglangDraftOrderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangDraftOrderRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """When an EAGLE-style draft loads against the target's KV pool sizing (engines/sglang_draft)."""
 
     since: str
@@ -3955,7 +3956,7 @@ def sglang_draft_order(version: str | None) -> SglangDraftOrderRow:
     return row_for("sglang", _SGLANG_DRAFT_ORDER_KEYS, version)
 
 
-class SglangGatedDeltaSpecRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class SglangGatedDeltaSpecRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What speculative decoding adds to a Gated DeltaNet target's mamba pool (gated_delta.sglang_mamba_pool)."""
 
     since: str
@@ -3997,7 +3998,7 @@ GPUSTACK_BOOKING_CTX = 8192
 GPUSTACK_BOOKING_PARALLEL = 4  # gguf-parser's --parallel-size default; one unified cache, so no extra KV cells
 
 
-class LlamaCppDefaultCtx(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppDefaultCtx(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The n_ctx llama-server starts with when -c is not given, from one build on (common/common.h
     common_params::n_ctx). 0 is llama_context's "the model's trained context" (n_ctx_train)."""
 
@@ -4037,7 +4038,7 @@ LLAMACPP_DEFAULT_BATCH = 2048  # llama.cpp common.h n_batch (-b)
 LLAMACPP_DEFAULT_UBATCH = 512  # llama.cpp common.h n_ubatch (-ub)
 
 
-class LlamaCppBatchDefaults(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppBatchDefaults(TableRow):  # a table row: tuple-built, no generated methods to compile
     """-b / -ub defaults from one build on. Without n_ubatch (None) the graph is reserved for n_batch tokens."""
 
     since: str
@@ -4111,7 +4112,7 @@ LLAMACPP_MLA_CACHE_SOURCE = ("src/llama-model.cpp (LLM_ARCH_DEEPSEEK2 hparams), 
                              "PR #19067; the legacy layout checked on uv-genai/llm-setonix's 8-GCD log")
 
 
-class LlamaCppRecurrentRule(NamedTuple):  # a table row: tuple-built
+class LlamaCppRecurrentRule(TableRow):  # a table row: tuple-built
     """How one build range holds the per-sequence state of recurrent layers (Mamba's conv and scan rows)."""
 
     since: str
@@ -4182,7 +4183,7 @@ LLAMACPP_KQ_LIVE_HIDDEN_ROWS = 6
 LLAMACPP_FFN_HIDDEN_ROWS = 2
 
 
-class LlamaCppFfnForm(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppFfnForm(TableRow):  # a table row: tuple-built, no generated methods to compile
     """How llama.cpp's graph builds the feed-forward stage from one build on, and so how many f32 values per token
     its widest moment keeps alive (engines.llamacpp.ffn_width). Each row was read at the build it names and checked
     against that build's own "compute buffer size" on CPU with tiny GGUFs of two widths and three expert counts."""
@@ -4226,7 +4227,7 @@ def llamacpp_ffn_form(version: str | None) -> LlamaCppFfnForm:
     return row_for("llamacpp", _FFN_FORM_KEYS, version)
 
 
-class LlamaCppDeltaNetForm(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppDeltaNetForm(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What a Gated DeltaNet layer keeps alive at its widest moment, from one build on (engines.llamacpp
     delta_net_scratch): conv-channel-wide f32 rows per token (conv channels = d_inner + 2 x n_group x d_state) and
     (d_conv - 1)-row conv states per sequence, beside the hidden rows and the KQ mask every stage holds. None: the
@@ -4444,7 +4445,7 @@ VISION_UNCOUNTED = {
 }
 
 # --- which release loads which weights format (core/memory/quant_support.py, rule GSG053) ----------------------
-class QuantLoaderRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class QuantLoaderRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """An engine loads weights gsg calls `method` (ModelFacts.quant_method) from a checkpoint whose
     quantization_config names `checkpoint` (what the engine looks its loader up by) in releases `since` <= r <
     `until` (None: up to the newest release read). `since` "0.0.0": the oldest release read already loads it."""
@@ -4539,7 +4540,7 @@ QUANT_LOADERS: tuple[QuantLoaderRow, ...] = (
 
 
 # --- which GPUs an engine runs a weights format on (core/memory/quant_support.py, rule GSG054) -----------------------
-class QuantCapabilityRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class QuantCapabilityRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The engine refuses weights gsg calls `method` from a checkpoint naming `checkpoint` on a GPU whose compute
     capability is below `capability` in releases `since` <= r < `until` (None: up to the newest release read):
     `config`.get_min_capability(), which the loader compares with the device's major * 10 + minor before loading
@@ -4634,7 +4635,7 @@ QUANT_MIN_CAPABILITY: tuple[QuantCapabilityRow, ...] = (
                        f"{_SQ}/fpgemm_fp8.py@v0.5.10 .. @v0.5.12.post1"),
 )
 
-class LlamaCppSplitMode(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppSplitMode(TableRow):  # a table row: tuple-built, no generated methods to compile
     """What one --split-mode value does to the GPUs' buffers, from build `since` on. weights/kv: "layers" (whole
     layers and their KV per device, by -ts or free memory), "shares" (every split tensor cut across all devices by
     -ts, evenly without it: the weights by their rows, the KV cache by whole KV heads), or "engine" (gsg keeps its
@@ -4700,7 +4701,7 @@ LLAMACPP_KV_PER_SLOT_SOURCE = ("tools/server/server.cpp + tools/server/server-co
                                "(llama-cpp-python 0.3.36); llama.cpp PR #24124")
 
 
-class LlamaCppEnvArg(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+class LlamaCppEnvArg(TableRow):  # a table row: tuple-built, no generated methods to compile
     """One llama-server option that common/arg.cpp also reads from the environment (`.set_env(...)`), from one
     build on. kind: "value" (the text is the flag's value), "switch" (a handler without a value: a truthy text,
     on/enabled/true/1, gives the flag, anything else is ignored) or "bool" (parse_bool_value: truthy gives

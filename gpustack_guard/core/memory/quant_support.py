@@ -8,17 +8,17 @@ release has no loader for. Pure: the facts and the version text in, the rows tha
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 from gpustack_guard.core.memory import gpu_arch
 from gpustack_guard.core.memory import profiles as P
 from gpustack_guard.core.memory.facts import ModelFacts
+from gpustack_guard.core.table_row import TableRow
 from gpustack_guard.core.versions import Version, parse_version
 
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
-class LoaderVerdict(NamedTuple):
+class LoaderVerdict(TableRow):
     """What the table says of one deployment: `loads` is None when the release is unknown (no version, or one that
     names no release); `rows` are the rows of the format, the first the one a message names."""
 
@@ -76,7 +76,7 @@ def first_fix(row: P.QuantLoaderRow) -> str:
     return f"set backend_version to a release from {row.since} to before {row.until}"
 
 
-class CapabilityShortfall(NamedTuple):
+class CapabilityShortfall(TableRow):
     """A GPU the engine refuses the weights on (rule GSG054): its name and capability, the row that decides (the
     release's row, or the row with the lowest minimum when no release is pinned: every release refuses), and the
     first later row whose minimum the GPU meets, if any (a release that runs it)."""

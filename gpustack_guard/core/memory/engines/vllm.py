@@ -7,7 +7,7 @@ import copy
 import math
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.memory import gpu_arch
@@ -43,6 +43,7 @@ from gpustack_guard.core.memory.weights import (
     weight_layout,
     weights_per_rank,
 )
+from gpustack_guard.core.table_row import TableRow
 from gpustack_guard.core.units import GiB, MiB
 from gpustack_guard.core.values import frozen_value
 from gpustack_guard.core.versions import Version
@@ -155,7 +156,7 @@ class StageBudget:
                 "kv_available": self.kv_available}
 
 
-class CaptureDefaults(NamedTuple):  # a value read by attribute: tuple-built, nothing generated to compile
+class CaptureDefaults(TableRow):  # a value read by attribute: tuple-built, nothing generated to compile
     """A release's capture-size defaults on one GPU (profiles.VLLM_CAPTURE_DEFAULTS): the default largest size and
     what it appends. The field defaults are the 0.11.1-0.20.0 rule."""
 
@@ -1178,7 +1179,7 @@ def batch_sizes(cfg: VllmConfig, defaults: tuple[int, int, bool], max_len: int, 
     return batched, seqs
 
 
-class PerformanceMode(NamedTuple):  # tuple-built: no generated methods to compile at import
+class PerformanceMode(TableRow):  # tuple-built: no generated methods to compile at import
     """What the deployment's --performance-mode changes in this release (profiles.VLLM_PERFORMANCE_MODES)."""
 
     name: str
@@ -2164,7 +2165,7 @@ def warmup_fixes(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, version: st
     return {"gpu_memory_utilization": max(fraction, 0.0), "max_num_seqs": fits_at}
 
 
-class MtpDraft(NamedTuple):  # tuple-built: nothing generated to compile at import
+class MtpDraft(TableRow):  # tuple-built: nothing generated to compile at import
     """The target's own MTP layers as the V1 drafter loads them on one rank (profiles.VLLM_MTP_DRAFT)."""
 
     layers: int  # MTP decoder layers loaded (num_nextn_predict_layers), each with its own attention KV
@@ -2590,7 +2591,7 @@ def fp8_marlin_weights(facts: ModelFacts, cfg: VllmConfig, parts: list, version:
     return [w + extra for w, extra in zip(weights_by_stage, marlin.per_stage)], marlin
 
 
-class Fp8MarlinScales(NamedTuple):
+class Fp8MarlinScales(TableRow):
     """What Marlin adds to each pipeline stage's rank (bytes, in stage order), the layers that take it and why."""
 
     per_stage: tuple[int, ...]
