@@ -14,7 +14,7 @@ import dataclasses
 import json
 import os
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -612,7 +612,7 @@ def _template_line(exc: BaseException, filename: str) -> int:
 
 @lru_cache(maxsize=1024)  # many specs render the same text; the output is immutable once parsed
 def _parse_output(text: str, shown: str) -> TemplateOutput:
-    surrogate = _SURROGATE.search(text)
+    surrogate = None if text.isascii() else _surrogate().search(text)
     if surrogate:  # a Jinja literal "\ud800": no character, and no UTF-8 for it (the report could not be written)
         raise TemplateError(f"rendered template holds U+{ord(surrogate.group()):04X}, half of a surrogate pair and no "
                             "character: it cannot be written as UTF-8", shown)
@@ -660,7 +660,9 @@ def _parse_output(text: str, shown: str) -> TemplateOutput:
                           tuple((str(k), written(("env", k), v)) for k, v in env.items()))
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+@cache  # only non-ASCII text is searched: the class is ~2.3 M instructions to compile, most renderings are ASCII
+def _surrogate() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")
 
 
 def _yaml_kind(value: Any) -> str:

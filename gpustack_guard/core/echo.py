@@ -29,7 +29,19 @@ SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # past the C0 controls: C1, invisible and bidirectional characters (one list for both patterns below)
 _UNSAFE_BEYOND_C0 = ("\x7f-\x9f\u00a0\u00ad\u061c\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f"
                      "\u205f-\u206f\u3000\u3164\ufeff\ufff9-\ufffb\U000e0000-\U000e007f")
-_UNSAFE = re.compile("[\x00-\x1f" + _UNSAFE_BEYOND_C0 + "]")
+# A class past Latin-1 costs sre ~3.1 M instructions to compile (a 64 K charmap); ASCII text, nearly every message
+# and report, is checked with the class's ASCII part and the whole class is compiled when a text needs it
+# (docs/performance.md, twenty-first round). The same matches either way: the whole class's ASCII members are these.
+_UNSAFE_ASCII = re.compile("[\x00-\x1f\x7f]")
+
+
+@functools.cache
+def _unsafe_anywhere() -> re.Pattern[str]:
+    return re.compile("[\x00-\x1f" + _UNSAFE_BEYOND_C0 + "]")
+
+
+def _unsafe(text: str) -> re.Pattern[str]:
+    return _UNSAFE_ASCII if text.isascii() else _unsafe_anywhere()
 
 
 def _escape_char(match: re.Match) -> str:
@@ -44,7 +56,8 @@ def _escape_char(match: re.Match) -> str:
 def escape(text: str) -> str:
     """`text` with every control, format and non-ASCII space character written as an escape (\\n, \\x00,
     \\u200b, \\u202e, \\u00a0)."""
-    return _UNSAFE.sub(_escape_char, text) if _UNSAFE.search(text) else text
+    unsafe = _unsafe(text)
+    return unsafe.sub(_escape_char, text) if unsafe.search(text) else text
 
 
 def untrusted(raw: object, limit: int = MESSAGE_CHARS) -> str:
@@ -71,7 +84,12 @@ def _unicode_escape(match: re.Match) -> str:
 
 # _UNSAFE without newline and tab, which _unicode_escape gives back as they are: matching them called it once a
 # line (2.5 M calls, ~3 s of profile at 10,000 specs of `validate -o json`; issue 34)
-_UNSAFE_BUT_LAYOUT = re.compile("[\x00-\x08\x0b-\x1f" + _UNSAFE_BEYOND_C0 + "]")
+_UNSAFE_ASCII_BUT_LAYOUT = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@functools.cache
+def _unsafe_but_layout_anywhere() -> re.Pattern[str]:
+    return re.compile("[\x00-\x08\x0b-\x1f" + _UNSAFE_BEYOND_C0 + "]")
 
 
 # Every ASCII byte terminal_safe keeps: an ASCII text whose bytes all are in it has nothing to rewrite.
@@ -92,12 +110,13 @@ def terminal_safe(text: str) -> str:
 def _terminal_safe(text: str) -> str:
     if len(text) >= _TRANSLATE_FROM and text.isascii() and not text.encode("ascii").translate(None, _SAFE_ASCII):
         return text
-    return _UNSAFE_BUT_LAYOUT.sub(_unicode_escape, text) if _UNSAFE_BUT_LAYOUT.search(text) else text
+    unsafe = _UNSAFE_ASCII_BUT_LAYOUT if text.isascii() else _unsafe_but_layout_anywhere()
+    return unsafe.sub(_unicode_escape, text) if unsafe.search(text) else text
 
 
 def has_unsafe(text: str) -> bool:
     """Whether `text` holds a character `escape` would rewrite (a control, format character or odd space)."""
-    return _UNSAFE.search(text) is not None
+    return _unsafe(text).search(text) is not None
 
 
 def value(raw: object, limit: int = VALUE_CHARS) -> str:

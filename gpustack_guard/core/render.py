@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from gpustack_guard.core import args as A
@@ -276,11 +276,16 @@ def _unread_vars(doc: SpecDoc, template: str, given: Mapping[str, Any] | None,
 _YAML_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 
 
-_ANY_LINE_BREAK = re.compile("[" + "".join(_YAML_LINE_BREAKS) + "]")
+_ASCII_LINE_BREAK = re.compile("[\n\r]")  # the ASCII ones: a class past Latin-1 is ~2.4 M instructions to compile
+
+
+@cache
+def _any_line_break() -> re.Pattern[str]:
+    return re.compile("[" + "".join(_YAML_LINE_BREAKS) + "]")
 
 
 def _line_break(text: str) -> str | None:
-    found = _ANY_LINE_BREAK.search(text)
+    found = (_ASCII_LINE_BREAK if text.isascii() else _any_line_break()).search(text)
     return found.group() if found else None
 
 
@@ -288,11 +293,11 @@ def _flat_and_one_line(given: Mapping[str, Any]) -> bool:
     """The usual guard.vars: text keys, and values that are numbers or text, none with a line break (~1 us, where
     the walk below is ~17: 4,000 templated specs of the 10,000-spec tree)."""
     for key, value in given.items():  # isprintable() is False for every line break: the search runs only past it
-        if type(key) is not str or not key.isprintable() and _ANY_LINE_BREAK.search(key):
+        if type(key) is not str or not key.isprintable() and _line_break(key):
             return False
         kind = type(value)
         if kind is str:
-            if not value.isprintable() and _ANY_LINE_BREAK.search(value):
+            if not value.isprintable() and _line_break(value):
                 return False
         elif kind is not int and kind is not float and kind is not bool and value is not None:
             return False

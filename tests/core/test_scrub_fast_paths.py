@@ -11,6 +11,7 @@ import string
 import pytest
 
 import gpustack_guard.core.secrets as secrets_module
+from gpustack_guard.core import echo
 from gpustack_guard.core.secrets import MASK, scrub, token_spans
 from gpustack_guard.reporters.json_text import indented
 
@@ -82,7 +83,7 @@ def test_terminal_safe_rewrites_what_the_full_pattern_rewrites():
     from gpustack_guard.core import echo
 
     sample = "".join(chr(c) for c in range(0x3100)) + "\ufeff\ufffa\U000e0041 end\n\t"
-    assert echo.terminal_safe(sample) == echo._UNSAFE.sub(echo._unicode_escape, sample)
+    assert echo.terminal_safe(sample) == echo._unsafe_anywhere().sub(echo._unicode_escape, sample)
 
 
 def test_every_token_head_the_shapes_list_is_covered_by_a_pre_check_literal():
@@ -125,12 +126,23 @@ def test_terminal_safe_past_the_translate_size_rewrites_as_below_it(tail, shown)
     for text in (body + tail, tail + body):
         expected = text.replace(tail, shown) if tail else text
         assert echo.terminal_safe(text) == expected
-        assert echo.terminal_safe(text) == echo._UNSAFE_BUT_LAYOUT.sub(echo._unicode_escape, text)
+        assert echo.terminal_safe(text) == echo._unsafe_but_layout_anywhere().sub(echo._unicode_escape, text)
 
 
 def test_the_translate_table_keeps_exactly_the_ascii_the_class_search_keeps():
     # two spellings of one rule: a byte kept by one and rewritten by the other would differ above and below the size
     from gpustack_guard.core import echo
 
-    kept_by_class = {c for c in range(128) if not echo._UNSAFE_BUT_LAYOUT.match(chr(c))}
+    kept_by_class = {c for c in range(128) if not echo._unsafe_but_layout_anywhere().match(chr(c))}
     assert kept_by_class == set(echo._SAFE_ASCII) and len(kept_by_class) == 97  # tab, newline, 0x20-0x7e
+
+
+def test_the_ascii_classes_are_the_whole_classes_ascii_members():
+    """escape/terminal_safe check ASCII text with the ASCII part of their class (compiling the whole class is ~3 M
+    instructions): both must take exactly the same ASCII characters."""
+    for char in map(chr, range(128)):
+        assert bool(echo._UNSAFE_ASCII.match(char)) is bool(echo._unsafe_anywhere().match(char)), repr(char)
+        assert bool(echo._UNSAFE_ASCII_BUT_LAYOUT.match(char)) is \
+            bool(echo._unsafe_but_layout_anywhere().match(char)), repr(char)
+    assert echo.escape("a\x1bb\u202ec") == "a\\x1bb\\u202ec" and echo.escape("plain") == "plain"
+    assert echo.has_unsafe("x\x7f") and echo.has_unsafe("x\u200b") and not echo.has_unsafe("x y")
