@@ -16,6 +16,7 @@ compares plain_tag with PyYAML's own resolver on every scalar of the repository'
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -36,24 +37,37 @@ _NULLS = frozenset(("~", "null", "Null", "NULL", ""))
 _DIGITS = r"[0-9][0-9_]*"
 _EXPONENT = r"(?:[eE][-+][0-9]+)?"
 _SIXTY = r"(?::[0-5]?[0-9])+"  # base-60 places after the first: 1:30, 1:30:15
-_INT_PATTERN = re.compile(rf"""[-+]?(?:
+_INT_PATTERN = rf"""[-+]?(?:
     0b[01_]+ | 0x[0-9a-fA-F_]+ | 0[0-7_]+ | 0 | [1-9][0-9_]* | [1-9][0-9_]*{_SIXTY}
-)""", re.X)
-_FLOAT_PATTERN = re.compile(rf"""
+)"""
+_FLOAT_PATTERN = rf"""
     [-+]?{_DIGITS}\.[0-9_]*{_EXPONENT} | \.{_DIGITS}{_EXPONENT} | [-+]?{_DIGITS}{_SIXTY}\.[0-9_]*
     | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
-""", re.X)
-_TIMESTAMP_PATTERN = re.compile(r"""
+"""
+_TIMESTAMP_PATTERN = r"""
     [0-9]{4}-[0-9]{2}-[0-9]{2}
     | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2} (?:[Tt]|[ \t]+) [0-9]{1,2}:[0-9]{2}:[0-9]{2} (?:\.[0-9]*)?
       (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
-""", re.X)
+"""
+
+
+@functools.cache  # the three patterns cost ~6.6 M instructions to compile; the shapes below spare most runs them
+def _resolver_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    return (re.compile(_FLOAT_PATTERN, re.X), re.compile(_INT_PATTERN, re.X), re.compile(_TIMESTAMP_PATTERN, re.X))
+
+
 # the characters that start a number (int, float) or a date: the only texts a pattern above can match
 _NUMBER_START = frozenset("-+.0123456789")
 
-# The shapes built here: a decimal integer without leading zeros or '_', and a fraction of plain digits
+# The shapes built here: a decimal integer without leading zeros or '_', and a fraction of plain digits. Each is
+# also a shape whose tag is known without the resolver's patterns: every _DECIMAL text is an int (no float form
+# lacks '.', ':' and '.inf'), every _FRACTION text a float (the float pattern's first form); a release number such as
+# 0.6.4 (two dots or more, digits between) is text, as is a number followed by letters, 24GiB (no int or float form
+# holds a letter past a leading nonzero digit, and a date has a '-').
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _FRACTION = re.compile(r"[-+]?[0-9]+\.[0-9]*")
+_SIGNED_NUMBER_NEXT = frozenset("0123456789.")
+_TEXT_SHAPES = re.compile(r"[0-9]+(?:\.[0-9]+){2,}|[1-9][0-9]*[A-Za-z]+")
 
 NOT_BUILT = object()  # plain_value's answer for a number or date it leaves to PyYAML
 
@@ -71,11 +85,20 @@ def plain_tag(text: str) -> str:
         return BOOL
     first = text[0]
     if first in _NUMBER_START:
-        if _fullmatch(_FLOAT_PATTERN, text):
-            return FLOAT
-        if _fullmatch(_INT_PATTERN, text):
+        if first in "-+" and text[1:2] not in _SIGNED_NUMBER_NEXT:
+            return STR  # an argument (--max-model-len=8192): a number or date has a digit or '.' after its sign
+        if _fullmatch(_DECIMAL, text):
             return INT
-        if first.isdigit() and _fullmatch(_TIMESTAMP_PATTERN, text):
+        if _fullmatch(_FRACTION, text):
+            return FLOAT
+        if _fullmatch(_TEXT_SHAPES, text):
+            return STR
+        floats, ints, timestamps = _resolver_patterns()
+        if _fullmatch(floats, text):
+            return FLOAT
+        if _fullmatch(ints, text):
+            return INT
+        if first.isdigit() and _fullmatch(timestamps, text):
             return TIMESTAMP
         return STR
     if text == "<<":
