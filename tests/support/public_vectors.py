@@ -63,6 +63,7 @@ RTX_4070_LAPTOP = ("NVIDIA GeForce RTX 4070 Laptop GPU", "8188MiB")
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
 RTX_PRO_6000 = ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "97887MiB")
+RTX_PRO_6000_WS = ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "97887MiB")
 RTX_PRO_6000_MAXQ = ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "97887MiB")
 RTX_3050_LAPTOP = ("NVIDIA GeForce RTX 3050 Laptop GPU", "4096MiB")
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")
@@ -1307,6 +1308,17 @@ VECTORS = (
                "Qwen/Qwen3-8B (its config line) at 131,072 tokens, gmu 0.9, on one GPU of 79.18 GiB that the thread "
                "does not name (an 80 GB H100 assumed: KV not scored). No 'Model loading took' line in the excerpt: "
                "the weights are the advice line's 'GiB for weight' (read from round 29)"),
+    # -- round 31: a released 0.25 with a DeepSeek-V4 window -----------------------------------------------------
+    Vector("v1-0.25.0-dsv4-flash-2x-rtx-pro-6000-tp2-fp8kv-mtp2-1m.log", "deepseek-ai/DeepSeek-V4-Flash",
+           RTX_PRO_6000_WS, None, gpu_known=False,
+           why="search-index file 56819795714 (a public write-up of DeepSeek-V4-Flash on stock vLLM v0.25.0, "
+               "repository not named): TP 2 over two 96 GB RTX PRO 6000 Blackwell cards (PCIe, "
+               "--disable-custom-all-reduce), fp8 KV, gmu 0.95, 1,048,576 tokens, 64 sequences, 4,096 batched "
+               "tokens, MTP with 2 speculative tokens, async scheduling (its non-default args line). The edition "
+               "is not named (Workstation assumed; the CUDA total gsg books differs by edition), so KV is shown, "
+               "not scored. The window groups hold one step of batched tokens at 0.25 (in flight: two from "
+               "0.26.0): per request 5.67 GiB against the log's 5.41; the pool is 2.76 GiB over the log's "
+               "(the MTP drafter's 2.38 GiB of weights and 1.18 GiB of its graph estimate unread)"),
 )
 
 

@@ -133,11 +133,14 @@ VLLM_PROFILES = (
                 "the dummy sampler no longer sorts in the profile (CUDA graph memory profiling, on since 0.20.0, "
                 "is quoted in gpustack/runner#251)",
                 startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
-    VllmProfile("0.24.0", "v1", "v1", 2, True,
-                "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
-                "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
-                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2, startup_free_check=True,
-                pp_whole_model_check=True, default_gmu=0.92),
+    VllmProfile("0.26.0", "v1", "v1", 2, True,
+                "sliding-window blocks freed on processed tokens: a window's admission cap is the window plus "
+                "VllmConfig.max_in_flight_tokens, max_concurrent_batches (2 under async scheduling) x "
+                "max_num_batched_tokens (vllm/v1/kv_cache_interface.py and vllm/config/vllm.py@v0.26.0, alike "
+                "@v0.28.0 and @v0.34.0; vllm#52495 quotes cdiv(16384, 4) pages for 8192 batched tokens). "
+                "0.24.0, 0.25.0 and 0.25.1 still add one max_num_batched_tokens (kv_cache_interface.py "
+                "SlidingWindowSpec.max_admission_blocks_per_request at those tags)", in_flight_steps=2,
+                startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
     VllmProfile("0.34.0", "v1", "v1", 2, True,
                 "extensible KV cache on by default on CUDA (vllm PR #50779's --enable-extensible-kv-cache): the "
                 "pool is sized after warmup and graph capture from measured free memory, gpu_memory_utilization "

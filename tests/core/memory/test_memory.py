@@ -358,6 +358,20 @@ def test_sliding_window_requests_hold_only_the_window():
     assert full.max_concurrency == (full.kv_available // (16 * 62 * 8192)) / (32768 // 16)
 
 
+def test_window_layers_hold_two_steps_in_flight_from_0_26():
+    # a second model for the in-flight rule (profiles.VLLM_PROFILES' 0.26.0 row): Gemma 3 27B's 52 window layers
+    # page window-1 + 8,192 batched tokens (+1 block) at 0.25.x, window-1 + 2 x 8,192 from 0.26.0 (async scheduling:
+    # VllmConfig.max_concurrent_batches, vllm/config/vllm.py@v0.26.0)
+    facts = catalog_facts("google/gemma-3-27b-it")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=32768, max_num_seqs=16, max_num_batched_tokens=8192)
+    per_layer_block = 16 * 8192  # 16 tokens x 8,192 B (16 KV heads x 128 x 2 x 2)
+    for version, in_flight in (("0.25.1", 8192), ("0.26.0", 16384)):
+        window_blocks = math.ceil((1024 - 1 + in_flight) / 16) + 1
+        est = estimate_vllm(facts, 80 * GiB, cfg, version=version)
+        assert est.kv_needed == (10 * 32768 // 16 + 52 * window_blocks) * per_layer_block, version
+    assert [math.ceil((1024 - 1 + t) / 16) + 1 for t in (8192, 16384)] == [577, 1089]
+
+
 # --- llama.cpp -------------------------------------------------------------------------------------------
 def test_field_notes_llamacpp_80_layers_rejected_60_pass():
     facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q4_k_m")
