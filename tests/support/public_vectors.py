@@ -1308,6 +1308,14 @@ VECTORS = (
                "Qwen/Qwen3-8B (its config line) at 131,072 tokens, gmu 0.9, on one GPU of 79.18 GiB that the thread "
                "does not name (an 80 GB H100 assumed: KV not scored). No 'Model loading took' line in the excerpt: "
                "the weights are the advice line's 'GiB for weight' (read from round 29)"),
+    # -- round 31: a 0.15 start with the plain AWQ kernel -----------------------------------------------------------
+    Vector("v1-0.15.1-qwen25-14b-awq-kernel-rtx3090-16k-journal.log", "Qwen/Qwen2.5-14B", RTX_3090, None,
+           ("--gpu-memory-utilization=0.90",), "awq",
+           why="search-index file 32819329964 (an OpenClaw desktop's audit record quoting journalctl; repository not "
+               "named): Qwen2.5-14B-Instruct-AWQ on one RTX 3090 (the record's nvidia-smi) under vLLM 0.15.1, the "
+               "unit's ExecStart: --quantization awq (the plain kernel, forced) --gpu-memory-utilization 0.90 "
+               "--max-model-len 16384 --max-num-seqs 8; the restart of 06:35:35, after a boot-time start that ran "
+               "beside a second engine (not kept)"),
     # -- round 31: a released 0.25 with a DeepSeek-V4 window -----------------------------------------------------
     Vector("v1-0.25.0-dsv4-flash-2x-rtx-pro-6000-tp2-fp8kv-mtp2-1m.log", "deepseek-ai/DeepSeek-V4-Flash",
            RTX_PRO_6000_WS, None, gpu_known=False,
