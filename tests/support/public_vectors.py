@@ -71,6 +71,7 @@ H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")  # the 94 GB PCIe board nvidia-smi lists
 
 RADEON_VII = ("AMD Radeon VII", "16368MiB")  # an MI50 16 GB as ROCm names it (llama.cpp#12369)
+RX_7900_GRE = ("AMD Radeon RX 7900 GRE", "16368MiB")  # 16 GiB less 16 MiB, as ROCm lists the 16 GB Radeon VII
 RX_7900_XTX = ("AMD Radeon RX 7900 XTX", "24560MiB")  # as llama.cpp's device line prints it (llama.cpp#23244)
 MI100 = ("AMD Instinct MI100", "32752MiB")
 
@@ -1316,6 +1317,15 @@ VECTORS = (
                "unit's ExecStart: --quantization awq (the plain kernel, forced) --gpu-memory-utilization 0.90 "
                "--max-model-len 16384 --max-num-seqs 8; the restart of 06:35:35, after a boot-time start that ran "
                "beside a second engine (not kept)"),
+    Vector("v1-0.16-qwen25-05b-rx7900gre-rocm-gmu075-2k-eager.log", "Qwen/Qwen2.5-0.5B", RX_7900_GRE, "0.16.0",
+           ("--gpu-memory-utilization=0.75", "--max-model-len=2048", "--enforce-eager"),
+           why="search-index file 68386204068 (an AMD desktop's 'Running a LLM in Docker Compose' README, repository "
+               "not named): Qwen2.5-0.5B-Instruct in a ROCm vLLM container on the README's RX 7900 GRE 16 GB, gmu "
+               "0.75 ('nvtop shows exactly 75%'), 2,048 tokens (its concurrency line), --enforce-eager (its list of "
+               "important bits); the release from the quoted file:line tags, 0.16.0's exactly (gpu_model_runner.py:"
+               "4221, gpu_worker.py:373, kv_cache_utils.py:1307 as in the 0.16.0 CUDA logs); the first vLLM log on an "
+               "RDNA3 card: eager, so the pool is gmu x total less weights, the sampler's 2,048 x 151,936 logits "
+               "and non-torch memory"),
     # -- round 31: a released 0.25 with a DeepSeek-V4 window -----------------------------------------------------
     Vector("v1-0.25.0-dsv4-flash-2x-rtx-pro-6000-tp2-fp8kv-mtp2-1m.log", "deepseek-ai/DeepSeek-V4-Flash",
            RTX_PRO_6000_WS, None, gpu_known=False,
