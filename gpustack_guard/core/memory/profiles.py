@@ -211,6 +211,36 @@ def vllm_profile(version: str | None) -> VllmProfile:
     return row_for("vllm", _PROFILE_KEYS, version)
 
 
+class VllmAsyncDefaultRow(NamedTuple):  # a table row: tuple-built, no generated methods to compile
+    """Whether vLLM turns async scheduling on when neither --async-scheduling nor --no-async-scheduling is given
+    (VllmConfig.__post_init__, `async_scheduling is None`): on, except for these --speculative-config methods."""
+
+    since: str
+    off_for_methods: frozenset[str]
+    source: str
+
+
+# Read only where it matters to gsg, from 0.26.0 (the release whose window caches hold max_concurrent_batches steps;
+# before it one step whatever the scheduling): a pooling runner, an executor without async support and ROCm DeepEP
+# high-throughput DBO also turn it off at every tag; gsg reads none of them.
+VLLM_ASYNC_DEFAULT_ROWS = (
+    VllmAsyncDefaultRow("0.0.0", frozenset(), "before 0.26.0 the in-flight window does not depend on it"),
+    VllmAsyncDefaultRow(
+        "0.26.0", frozenset({"ngram", "medusa", "mlp_speculator", "draft_model", "suffix", "custom_class"}),
+        "vllm/config/vllm.py@v0.26.0 .. @v0.32.0: 'Async scheduling not supported with %s-based speculative "
+        "decoding and will be disabled' for a method outside EagleModelTypes (eagle, eagle3, the MTP types), "
+        "ngram_gpu and dspark (config/speculative.py SpeculativeMethod)"),
+    VllmAsyncDefaultRow("0.33.0", frozenset(),
+                        "vllm/config/vllm.py@v0.33.0, @v0.34.0: no speculative-method exception"),
+)
+_ASYNC_DEFAULT_KEYS = keyed_by_release(VLLM_ASYNC_DEFAULT_ROWS)
+
+
+def vllm_async_default_row(version: str | None) -> VllmAsyncDefaultRow:
+    """The async-scheduling default of a vLLM release (VLLM_ASYNC_DEFAULT_ROWS)."""
+    return row_for("vllm", _ASYNC_DEFAULT_KEYS, version)
+
+
 class V0Fallback(NamedTuple):  # a table row: tuple-built, no generated methods to compile
     """A feature that made a V1-default release run the V0 engine (vllm arg_utils _is_v1_supported_oracle)."""
 
