@@ -63,6 +63,7 @@ RTX_4070_LAPTOP = ("NVIDIA GeForce RTX 4070 Laptop GPU", "8188MiB")
 # node; NVML prints no framebuffer total for it), matching the V4 reply's own line: 0.70 GiB / 0.0057 of the total
 GB10 = ("NVIDIA GB10", "121.69GiB")
 RTX_PRO_6000 = ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "97887MiB")
+RTX_PRO_6000_WS = ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "97887MiB")
 RTX_PRO_6000_MAXQ = ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "97887MiB")
 RTX_3050_LAPTOP = ("NVIDIA GeForce RTX 3050 Laptop GPU", "4096MiB")
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")
@@ -70,6 +71,7 @@ H20 = ("NVIDIA H20", "97871MiB")  # 95.58 GiB, as vLLM prints it on an H20
 H100_NVL = ("NVIDIA H100 NVL", "95830MiB")  # the 94 GB PCIe board nvidia-smi lists
 
 RADEON_VII = ("AMD Radeon VII", "16368MiB")  # an MI50 16 GB as ROCm names it (llama.cpp#12369)
+RX_7900_GRE = ("AMD Radeon RX 7900 GRE", "16368MiB")  # 16 GiB less 16 MiB, as ROCm lists the 16 GB Radeon VII
 RX_7900_XTX = ("AMD Radeon RX 7900 XTX", "24560MiB")  # as llama.cpp's device line prints it (llama.cpp#23244)
 MI100 = ("AMD Instinct MI100", "32752MiB")
 
@@ -1307,6 +1309,34 @@ VECTORS = (
                "Qwen/Qwen3-8B (its config line) at 131,072 tokens, gmu 0.9, on one GPU of 79.18 GiB that the thread "
                "does not name (an 80 GB H100 assumed: KV not scored). No 'Model loading took' line in the excerpt: "
                "the weights are the advice line's 'GiB for weight' (read from round 29)"),
+    # -- round 31: a 0.15 start with the plain AWQ kernel -----------------------------------------------------------
+    Vector("v1-0.15.1-qwen25-14b-awq-kernel-rtx3090-16k-journal.log", "Qwen/Qwen2.5-14B", RTX_3090, None,
+           ("--gpu-memory-utilization=0.90",), "awq",
+           why="search-index file 32819329964 (an OpenClaw desktop's audit record quoting journalctl; repository not "
+               "named): Qwen2.5-14B-Instruct-AWQ on one RTX 3090 (the record's nvidia-smi) under vLLM 0.15.1, the "
+               "unit's ExecStart: --quantization awq (the plain kernel, forced) --gpu-memory-utilization 0.90 "
+               "--max-model-len 16384 --max-num-seqs 8; the restart of 06:35:35, after a boot-time start that ran "
+               "beside a second engine (not kept)"),
+    Vector("v1-0.16-qwen25-05b-rx7900gre-rocm-gmu075-2k-eager.log", "Qwen/Qwen2.5-0.5B", RX_7900_GRE, "0.16.0",
+           ("--gpu-memory-utilization=0.75", "--max-model-len=2048", "--enforce-eager"),
+           why="search-index file 68386204068 (an AMD desktop's 'Running a LLM in Docker Compose' README, repository "
+               "not named): Qwen2.5-0.5B-Instruct in a ROCm vLLM container on the README's RX 7900 GRE 16 GB, gmu "
+               "0.75 ('nvtop shows exactly 75%'), 2,048 tokens (its concurrency line), --enforce-eager (its list of "
+               "important bits); the release from the quoted file:line tags, 0.16.0's exactly (gpu_model_runner.py:"
+               "4221, gpu_worker.py:373, kv_cache_utils.py:1307 as in the 0.16.0 CUDA logs); the first vLLM log on an "
+               "RDNA3 card: eager, so the pool is gmu x total less weights, the sampler's 2,048 x 151,936 logits "
+               "and non-torch memory"),
+    # -- round 31: a released 0.25 with a DeepSeek-V4 window -----------------------------------------------------
+    Vector("v1-0.25.0-dsv4-flash-2x-rtx-pro-6000-tp2-fp8kv-mtp2-1m.log", "deepseek-ai/DeepSeek-V4-Flash",
+           RTX_PRO_6000_WS, None, gpu_known=False,
+           why="search-index file 56819795714 (a public write-up of DeepSeek-V4-Flash on stock vLLM v0.25.0, "
+               "repository not named): TP 2 over two 96 GB RTX PRO 6000 Blackwell cards (PCIe, "
+               "--disable-custom-all-reduce), fp8 KV, gmu 0.95, 1,048,576 tokens, 64 sequences, 4,096 batched "
+               "tokens, MTP with 2 speculative tokens, async scheduling (its non-default args line). The edition "
+               "is not named (Workstation assumed; the CUDA total gsg books differs by edition), so KV is shown, "
+               "not scored. The window groups hold one step of batched tokens at 0.25 (in flight: two from "
+               "0.26.0): per request 5.67 GiB against the log's 5.41; the pool is 2.76 GiB over the log's "
+               "(the MTP drafter's 2.38 GiB of weights and 1.18 GiB of its graph estimate unread)"),
 )
 
 

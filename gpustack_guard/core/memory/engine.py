@@ -99,6 +99,8 @@ def vllm_config(flags: dict, policy: Policy, env: dict | None = None, version: s
         mamba_block_size=value("mamba-block-size"),
         enable_prefix_caching=(None if "enable-prefix-caching" not in flags and "no-enable-prefix-caching" not in flags
                                else _flag(flags, "enable-prefix-caching")),
+        async_scheduling=(None if "async-scheduling" not in flags and "no-async-scheduling" not in flags
+                          else _flag(flags, "async-scheduling")),
         use_replayssm=_flag(flags, "use-replayssm"),
         gdn_prefill_backend=gdn_prefill_backend(flags.get("additional-config")),
         disable_hybrid_kv_cache_manager=_flag(flags, "disable-hybrid-kv-cache-manager") or

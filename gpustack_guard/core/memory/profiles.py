@@ -134,11 +134,14 @@ VLLM_PROFILES = (
                 "the dummy sampler no longer sorts in the profile (CUDA graph memory profiling, on since 0.20.0, "
                 "is quoted in gpustack/runner#251)",
                 startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
-    VllmProfile("0.24.0", "v1", "v1", 2, True,
-                "sliding-window blocks freed on processed tokens: async scheduling keeps two steps of "
-                "max_num_batched_tokens in flight (vllm#47728, merged after 0.23.0; vllm#52495 quotes "
-                "cdiv(16384, 4) pages for 8192 batched tokens)", in_flight_steps=2, startup_free_check=True,
-                pp_whole_model_check=True, default_gmu=0.92),
+    VllmProfile("0.26.0", "v1", "v1", 2, True,
+                "sliding-window blocks freed on processed tokens: a window's admission cap is the window plus "
+                "VllmConfig.max_in_flight_tokens, max_concurrent_batches (2 under async scheduling) x "
+                "max_num_batched_tokens (vllm/v1/kv_cache_interface.py and vllm/config/vllm.py@v0.26.0, alike "
+                "@v0.28.0 and @v0.34.0; vllm#52495 quotes cdiv(16384, 4) pages for 8192 batched tokens). "
+                "0.24.0, 0.25.0 and 0.25.1 still add one max_num_batched_tokens (kv_cache_interface.py "
+                "SlidingWindowSpec.max_admission_blocks_per_request at those tags)", in_flight_steps=2,
+                startup_free_check=True, pp_whole_model_check=True, default_gmu=0.92),
     VllmProfile("0.34.0", "v1", "v1", 2, True,
                 "extensible KV cache on by default on CUDA (vllm PR #50779's --enable-extensible-kv-cache): the "
                 "pool is sized after warmup and graph capture from measured free memory, gpu_memory_utilization "
@@ -207,6 +210,36 @@ _PROFILE_KEYS = keyed_by_release(VLLM_PROFILES)
 
 def vllm_profile(version: str | None) -> VllmProfile:
     return row_for("vllm", _PROFILE_KEYS, version)
+
+
+class VllmAsyncDefaultRow(TableRow):  # a table row: tuple-built, no generated methods to compile
+    """Whether vLLM turns async scheduling on when neither --async-scheduling nor --no-async-scheduling is given
+    (VllmConfig.__post_init__, `async_scheduling is None`): on, except for these --speculative-config methods."""
+
+    since: str
+    off_for_methods: frozenset[str]
+    source: str
+
+
+# Read only where it matters to gsg, from 0.26.0 (the release whose window caches hold max_concurrent_batches steps;
+# before it one step whatever the scheduling): a pooling runner, an executor without async support and ROCm DeepEP
+# high-throughput DBO also turn it off at every tag; gsg reads none of them.
+VLLM_ASYNC_DEFAULT_ROWS = (
+    VllmAsyncDefaultRow("0.0.0", frozenset(), "before 0.26.0 the in-flight window does not depend on it"),
+    VllmAsyncDefaultRow(
+        "0.26.0", frozenset({"ngram", "medusa", "mlp_speculator", "draft_model", "suffix", "custom_class"}),
+        "vllm/config/vllm.py@v0.26.0 .. @v0.32.0: 'Async scheduling not supported with %s-based speculative "
+        "decoding and will be disabled' for a method outside EagleModelTypes (eagle, eagle3, the MTP types), "
+        "ngram_gpu and dspark (config/speculative.py SpeculativeMethod)"),
+    VllmAsyncDefaultRow("0.33.0", frozenset(),
+                        "vllm/config/vllm.py@v0.33.0, @v0.34.0: no speculative-method exception"),
+)
+_ASYNC_DEFAULT_KEYS = keyed_by_release(VLLM_ASYNC_DEFAULT_ROWS)
+
+
+def vllm_async_default_row(version: str | None) -> VllmAsyncDefaultRow:
+    """The async-scheduling default of a vLLM release (VLLM_ASYNC_DEFAULT_ROWS)."""
+    return row_for("vllm", _ASYNC_DEFAULT_KEYS, version)
 
 
 class V0Fallback(TableRow):  # a table row: tuple-built, no generated methods to compile

@@ -108,8 +108,10 @@ VLLM_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "max_model_len", 
              "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "lora_dtype", "attention_backend",
              "mm_encoder_tp_mode")
 # printed switches whose False is a flag of its own: prefix caching sets a hybrid's mamba cache mode ('align' keeps
-# two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes)
-VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching")}
+# two state pages per sequence, v1/kv_cache_interface.py@v0.18.0 MambaSpec.max_memory_usage_bytes); async scheduling
+# the steps of batched tokens a window's pages hold from 0.26.0 (engines/vllm.py window_in_flight_steps)
+VLLM_SWITCHES = {"enable_prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching"),
+                 "async_scheduling": ("--async-scheduling", "--no-async-scheduling")}
 SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "dtype", "kv_cache_dtype",
                "quantization", "max_running_requests", "max_total_tokens", "chunked_prefill_size", "page_size",
                "disable_cuda_graph", "cuda_graph_max_bs", "speculative_algorithm", "speculative_num_steps",

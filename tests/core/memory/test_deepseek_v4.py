@@ -88,13 +88,16 @@ def test_windowed_caches_stop_growing_after_window_plus_in_flight(v4):
     assert growth == (782 - 391) * 1_051_776  # only the 256-token blocks of the compressed latents
 
 
-def test_in_flight_tokens_double_from_vllm_0_24(v4):
+def test_in_flight_tokens_double_from_vllm_0_26(v4):
+    # kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request adds one max_num_batched_tokens
+    # at 0.23.0-0.25.1 and VllmConfig.max_in_flight_tokens (2 x under async scheduling) from 0.26.0
     cfg = VllmConfig(gpu_memory_utilization=0.95, max_model_len=30000, max_num_batched_tokens=8192,
                      max_num_seqs=1024, tensor_parallel_size=2, kv_cache_dtype="fp8")
-    before = estimate_vllm(v4, GH200, cfg, version="0.23.0")
-    after = estimate_vllm(v4, GH200, cfg, version="0.24.0")
     assert CompressedKV(v4, 1, 8192).request_pages(30000) == 118 + 2 * 131 + 2051 + 1041
-    assert before.kv_needed == CompressedKV(v4, 1, 8192).request_bytes(30000) == 3_651_766_272
+    for one_step in ("0.23.0", "0.24.0", "0.25.0", "0.25.1"):
+        assert estimate_vllm(v4, GH200, cfg, version=one_step).kv_needed == 3_651_766_272, one_step
+    assert CompressedKV(v4, 1, 8192).request_bytes(30000) == 3_651_766_272
+    after = estimate_vllm(v4, GH200, cfg, version="0.26.0")
     assert after.kv_needed == CompressedKV(v4, 1, 16384).request_bytes(30000) == 7_152_076_800
 
 

@@ -358,6 +358,58 @@ def test_sliding_window_requests_hold_only_the_window():
     assert full.max_concurrency == (full.kv_available // (16 * 62 * 8192)) / (32768 // 16)
 
 
+def test_window_layers_hold_two_steps_in_flight_from_0_26():
+    # a second model for the in-flight rule (profiles.VLLM_PROFILES' 0.26.0 row): Gemma 3 27B's 52 window layers
+    # page window-1 + 8,192 batched tokens (+1 block) at 0.25.x, window-1 + 2 x 8,192 from 0.26.0 (async scheduling:
+    # VllmConfig.max_concurrent_batches, vllm/config/vllm.py@v0.26.0)
+    facts = catalog_facts("google/gemma-3-27b-it")
+    cfg = VllmConfig(gpu_memory_utilization=0.9, max_model_len=32768, max_num_seqs=16, max_num_batched_tokens=8192)
+    per_layer_block = 16 * 8192  # 16 tokens x 8,192 B (16 KV heads x 128 x 2 x 2)
+    for version, in_flight in (("0.25.1", 8192), ("0.26.0", 16384)):
+        window_blocks = math.ceil((1024 - 1 + in_flight) / 16) + 1
+        est = estimate_vllm(facts, 80 * GiB, cfg, version=version)
+        assert est.kv_needed == (10 * 32768 // 16 + 52 * window_blocks) * per_layer_block, version
+    assert [math.ceil((1024 - 1 + t) / 16) + 1 for t in (8192, 16384)] == [577, 1089]
+
+
+def test_window_steps_in_flight_follow_max_concurrent_batches_from_0_26():
+    # config/vllm.py@v0.26.0 .. @v0.34.0 max_concurrent_batches: async -> PP + 1 on the V2 runner, 2 at PP 1 on V1's
+    # (PP under V1: PP); no async -> PP. Up to 0.25.x one step whatever the scheduling.
+    from gpustack_guard.core.memory.engines.vllm import window_in_flight_steps
+
+    def steps(version, runner, pp=1, async_scheduling=None, method=None):
+        cfg = VllmConfig(pipeline_parallel_size=pp, async_scheduling=async_scheduling, speculative_method=method)
+        return window_in_flight_steps(P.vllm_profile(version), cfg, runner, version)
+
+    assert [steps("0.25.1", r, pp) for r in ("v1", "v2") for pp in (1, 2)] == [1, 1, 1, 1]
+    assert [steps("0.26.0", "v2", pp) for pp in (1, 2, 4)] == [2, 3, 5]
+    assert [steps("0.26.0", "v1", pp) for pp in (1, 2, 4)] == [2, 2, 4]
+    assert [steps("0.26.0", r, pp, async_scheduling=False) for r in ("v1", "v2") for pp in (1, 2)] == [1, 2, 1, 2]
+    # the default is off for a speculative method outside the EAGLE/MTP types up to 0.32.x (VLLM_ASYNC_DEFAULT_ROWS)
+    assert [steps(v, "v2", method="ngram") for v in ("0.26.0", "0.32.0", "0.33.0")] == [1, 1, 2]
+    assert [steps(v, "v2", method="mtp") for v in ("0.26.0", "0.32.0", "0.33.0")] == [2, 2, 2]
+    assert steps("0.32.0", "v2", method="ngram", async_scheduling=True) == 2
+
+
+def test_no_async_scheduling_pages_one_step_of_window_on_gemma3():
+    # the flag as gsg reads it (core/memory/engine.py) moves a window model's one-request pages at 0.26.0
+    from gpustack_guard.core.memory import engine
+    from gpustack_guard.core.spec.model import Policy
+
+    flags = {"max-model-len": "32768", "max-num-seqs": "16", "max-num-batched-tokens": "8192",
+             "gpu-memory-utilization": "0.9"}
+    on = engine.vllm_config(flags, Policy(), version="0.26.0")
+    off = engine.vllm_config({**flags, "no-async-scheduling": None}, Policy(), version="0.26.0")
+    assert (on.async_scheduling, off.async_scheduling) == (None, False)
+    assert engine.vllm_config({**flags, "async-scheduling": None}, Policy(), version="0.26.0").async_scheduling
+    facts = catalog_facts("google/gemma-3-27b-it")
+    per_layer_block = 16 * 8192
+    for cfg, in_flight in ((on, 16384), (off, 8192)):
+        window_blocks = math.ceil((1024 - 1 + in_flight) / 16) + 1
+        est = estimate_vllm(facts, 80 * GiB, cfg, version="0.26.0")
+        assert est.kv_needed == (10 * 32768 // 16 + 52 * window_blocks) * per_layer_block
+
+
 # --- llama.cpp -------------------------------------------------------------------------------------------
 def test_field_notes_llamacpp_80_layers_rejected_60_pass():
     facts = replace(catalog_facts("meta-llama/Llama-3.3-70B-Instruct"), quant_method="gguf:q4_k_m")

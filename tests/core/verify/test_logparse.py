@@ -651,6 +651,20 @@ CASES = [
      0, {P.MAX_RUNNING: 1024}),
     ("vllm/v1-0.25.1-qwen36-27b-h100-kaito-mamba-blocks-refused.log", None, False, 'mamba-blocks-below-max-num-seqs',
      None, 0, {P.MAX_RUNNING: 1024}),
+    # round 31: 0.15.1 under journald (each line behind its 'Feb 22 ... env[pid]:' prefix), plain AWQ kernel
+    ("vllm/v1-0.15.1-qwen25-14b-awq-kernel-rtx3090-16k-journal.log", '0.15.1', True, None, 'main', 0,
+     {P.WEIGHTS: gib(9.38), P.KV_CACHE: gib(11.33), P.CUDA_GRAPHS: gib(0.43), P.MAX_MODEL_LEN: 16384,
+      P.KV_TOKENS: 61872, P.MAX_CONCURRENCY: 3.78}),
+    # round 31: a README's excerpt, the logger prefixes cut to the file:line tags (no version printed)
+    ("vllm/v1-0.16-qwen25-05b-rx7900gre-rocm-gmu075-2k-eager.log", None, True, None, 'main', 0,
+     {P.WEIGHTS: gib(0.99), P.KV_CACHE: gib(9.25), P.KV_TOKENS: 808192, P.MAX_MODEL_LEN: 2048,
+      P.MAX_CONCURRENCY: 394.62}),
+    # round 31: stock 0.25.0's DeepSeek-V4-Flash at TP 2 with an MTP drafter: the drafter inside the weights line,
+    # the capture's 'CUDA graph pool memory ... (actual)' over the estimate, the gmu from the graph-profiling line
+    ("vllm/v1-0.25.0-dsv4-flash-2x-rtx-pro-6000-tp2-fp8kv-mtp2-1m.log", '0.25.0', True, None, 'TP0', 0,
+     {P.WEIGHTS: gib(75.64), P.CUDA_GRAPHS: gib(1.73), P.KV_CACHE: gib(10.29), P.UTILIZATION: 0.95,
+      P.MAX_MODEL_LEN: 1048576, P.GRAPHS_PIECEWISE: 42, P.MAX_CAPTURE_SIZE: 384, P.GRAPHS_FULL: 26,
+      P.KV_TOKENS: 1993100, P.MAX_CONCURRENCY: 1.9}),
     # round 29: club-3090 rig reports. A non-default args line cut mid-key by the quote gives every whole entry
     # before the cut (TP 2, fp8 KV, 2 sequences: the estimate's inputs); two TP workers' 0.27 advice lines, each
     # its own rank's figures, the smaller pool binding
@@ -1187,7 +1201,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 63}
+    assert counts == {"vllm": 174, "sglang": 69, "llama.cpp": 63}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

@@ -457,6 +457,9 @@ def test_the_graph_profiling_line_gives_the_rebuild_its_fraction():
     # 'align' (two state pages per sequence), which the rebuild must know
     ("'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True", ["--kv-cache-dtype=fp8", "--enable-prefix-caching"]),
     ("'enable_prefix_caching': False", ["--no-enable-prefix-caching"]),  # off is a flag of its own
+    # async scheduling off pages one step of batched tokens in a window from 0.26.0 (window_in_flight_steps)
+    ("'async_scheduling': False", ["--no-async-scheduling"]),
+    ("'enable_prefix_caching': True, 'async_scheduling': True", ["--enable-prefix-caching", "--async-scheduling"]),
     ("'max_model_len': 65536", ["--max-model-len=65536"]),  # not printed: the release's default stands
     # a NemotronH run's state dtypes (index file 59839511370, 0.19.1); 'auto' is the default and no flag
     ("'mamba_ssm_cache_dtype': 'float32', 'mamba_cache_dtype': 'auto'", ["--mamba-ssm-cache-dtype=float32"]),

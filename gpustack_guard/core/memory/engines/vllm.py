@@ -107,6 +107,9 @@ class VllmConfig:
     mamba_cache_mode: str | None = None
     mamba_block_size: int | None = None
     enable_prefix_caching: bool | None = None
+    # --[no-]async-scheduling (None = the release's default: profiles.VLLM_ASYNC_DEFAULT_ROWS); it sets how many
+    # steps of batched tokens a window's pages hold from 0.26.0 (window_in_flight_steps)
+    async_scheduling: bool | None = None
     use_replayssm: bool = False  # --use-replayssm (0.33.0+ read only without it)
     gdn_prefill_backend: str | None = None  # --additional-config's gdn_prefill_backend; None = auto
     mm_image_limit: int | None = None  # --limit-mm-per-prompt's image count; None = the release's default
@@ -2186,6 +2189,23 @@ class MtpDraft(TableRow):  # tuple-built: nothing generated to compile at import
                 "profile_run": "not added", "cuda_graphs": "not added", "source": self.source}
 
 
+def window_in_flight_steps(profile: P.VllmProfile, cfg: VllmConfig, runner: str, version: str | None) -> int:
+    """Steps of max_num_batched_tokens a sliding window's (and a compressor state's) admission cap holds beyond the
+    window. One up to 0.25.x (VllmProfile.in_flight_steps 1); from 0.26.0 VllmConfig.max_concurrent_batches
+    (config/vllm.py@v0.26.0 .. @v0.34.0, profiles.VLLM_PROFILES' 0.26.0 row): under async scheduling PP + 1 on the
+    V2 model runner, 2 at PP 1 on the V1 runner (which overlaps no steps under PP: PP), without it PP."""
+    if profile.in_flight_steps == 1:
+        return 1
+    pp = cfg.pipeline_parallel_size
+    on = cfg.async_scheduling
+    if on is None:  # the release's default (config/vllm.py __post_init__ when async_scheduling is None)
+        off_for = P.vllm_async_default_row(version).off_for_methods
+        on = (cfg.speculative_method or "").lower() not in off_for
+    if not on:
+        return pp
+    return pp + 1 if runner == "v2" else (2 if pp == 1 else pp)
+
+
 def mtp_draft(facts: ModelFacts, cfg: VllmConfig, version: str | None, engine: str) -> MtpDraft | None:
     """The drafter of an MTP method on a target whose MTP module was read, at PP 1 on the V1 engine; None keeps the
     note (another method, target or release, PP > 1, or a config without num_nextn_predict_layers)."""
@@ -2352,7 +2372,8 @@ def estimate_vllm(facts: ModelFacts, gpu_total: int, cfg: VllmConfig, *, version
     if derived and derived.sliding_window_disabled:  # every layer then keeps full-length KV
         facts = replace(facts, sliding_window=None, sliding_window_layers=None)
     facts = unified_local_layers(facts, cfg, version, profile.engine, notes)
-    shape = kv_shape(facts, cfg, batched * profile.in_flight_steps, notes, version, gpu_name)
+    shape = kv_shape(facts, cfg, batched * window_in_flight_steps(profile, cfg, runner, version), notes, version,
+                     gpu_name)
     block = shape.block_size
     align_refusal = align_budget_refusal(shape, scheduled, version)
 
