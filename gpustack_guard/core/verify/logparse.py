@@ -955,7 +955,8 @@ class LogParser:
         if term is None or value is None or value >= 0:
             return
         del terms[term]
-        log.given_back.append((self.lines, rank, term, int(-value)))
+        if sum(1 for given in log.given_back if given[2] == term) < MAX_RECOVERY_NOTES:  # bounded: a note each
+            log.given_back.append((self.lines, rank, term, int(-value)))
 
     def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
         """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""

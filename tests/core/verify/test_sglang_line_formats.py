@@ -15,7 +15,7 @@ from support import REPO
 
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.compare import backend_args
-from gpustack_guard.core.verify.logparse import parse_log
+from gpustack_guard.core.verify.logparse import MAX_RECOVERY_NOTES, parse_log
 
 
 def gib(x: float) -> int:
@@ -435,3 +435,14 @@ def test_a_load_line_with_free_memory_rising_leaves_nothing_missing_and_a_positi
     assert (log.terms()[P.WEIGHTS], log.given_back, log.missing()) == (gib(14.11), [], [])
     # zero is a figure (a distributed init that took nothing), not memory given back
     assert read(["[2025-06-12 01:42:31] Init torch distributed ends. mem usage=0.00 GB"]).terms()[P.NON_TORCH] == 0
+
+
+def test_memory_given_back_is_kept_for_at_most_a_few_lines_per_term():
+    # a log of many ranks (or a hostile one) keeps MAX_RECOVERY_NOTES entries a term, and the weights' entry still
+    # comes through after as many distributed-init ones
+    lines = [f"[2025-07-11 21:33:39 TP{i}] Init torch distributed ends. mem usage=-0.01 GB" for i in range(20)]
+    lines.append("[2025-07-11 21:33:44 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail "
+                 "mem=48.63 GB, mem usage=-2.84 GB.")
+    log = read(lines)
+    assert [g[2] for g in log.given_back] == [P.NON_TORCH] * MAX_RECOVERY_NOTES + [P.WEIGHTS]
+    assert P.WEIGHTS not in log.ranks["TP0"] and P.NON_TORCH not in log.ranks["TP19"]
