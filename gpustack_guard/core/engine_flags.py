@@ -493,6 +493,10 @@ def _sglang_flags(version: str | None) -> dict[str, NumericFlag]:
         NumericFlag("cuda-graph-max-bs", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("tp-size", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("pp-size", python_int, POSITIVE, PYTHON_INT),
+        # DP attention's size (--dp-size with --enable-dp-attention; --attn-dp-size from 0.5.22): the default
+        # fraction's reserve grows with it (profiles.SGLANG_DP_ATTENTION_RESERVE)
+        NumericFlag("dp-size", python_int, POSITIVE, PYTHON_INT),
+        NumericFlag("attn-dp-size", python_int, POSITIVE, PYTHON_INT),
         NumericFlag("page-size", python_int, POSITIVE, PYTHON_INT),
         # a Gated DeltaNet hybrid's mamba pool (engines/sglang.gated_delta_pools)
         NumericFlag("max-mamba-cache-size", python_int, POSITIVE, PYTHON_INT),

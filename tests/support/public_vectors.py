@@ -1337,6 +1337,34 @@ VECTORS = (
                "not scored. The window groups hold one step of batched tokens at 0.25 (in flight: two from "
                "0.26.0): per request 5.67 GiB against the log's 5.41; the pool is 2.76 GiB over the log's "
                "(the MTP drafter's 2.38 GiB of weights and 1.18 GiB of its graph estimate unread)"),
+    # -- round 31: SGLang logs of thin releases (0.4.7, 0.4.9, 0.4.10, 0.5.10 main) ---------------------------
+    Vector("qwen25-7b-docs-ci-h100-2025-06-12-0.4.7-negative-load-usage.log", "Qwen/Qwen2.5-7B", H100, "0.4.7",
+           version_known=False, engine="sglang",
+           why="docs.sglang.ai 'SGLang Frontend Language' as the docs CI built it on 2025-06-12 (Stars1233/"
+               "sgl-project.github.io@b968e241): Qwen2.5-7B-Instruct under the CI's --max-total-tokens 20480 on its "
+               "H100 beside other notebooks; 'mem usage=-27.89 GB': free memory rose during the load (read from "
+               "round 31); main between 0.4.7 (wheel of 2025-06-10) and 0.4.7.post1 (2025-06-16): 0.4.7 by date"),
+    Vector("qwen25-7b-docs-ci-h100-2025-07-11-0.4.9.post1-negative-load-usage.log", "Qwen/Qwen2.5-7B", H100,
+           "0.4.9.post1", version_known=False, engine="sglang",
+           why="the same notebook as the docs CI built it on 2025-07-11 (Stars1233/sgl-project.github.io@719c0b48): "
+               "'mem usage=-2.84 GB' (read from round 31); main between 0.4.9.post1 (wheel of 2025-07-09) and "
+               "0.4.9.post2 (2025-07-12): 0.4.9.post1 by date"),
+    Vector("qwen25-vl-7b-docs-ci-h100-2025-07-11-0.4.9.post1-beside-notebooks.log", config("qwen2.5-vl-7b"), H100,
+           "0.4.9.post1", version_known=False, engine="sglang",
+           why="docs.sglang.ai 'OpenAI APIs - Vision' as the docs CI built it on 2025-07-11 (Stars1233/"
+               "sgl-project.github.io@719c0b48): Qwen2.5-VL-7B-Instruct under the CI's --max-total-tokens 20480, "
+               "CUDA graphs off, 60.49 GB free at the load (other notebooks on the card); 0.4.9.post1 by date"),
+    Vector("deepseek-r1-0528-fp8-8x-b200-tp8-ep8-0.4.10.post1-graphs-capacity.log", "deepseek-ai/DeepSeek-R1", B200,
+           "0.4.10.post1", ("--tp-size=8", "--ep-size=8"), version_known=False, engine="sglang",
+           why="search-index file 9615030885 (a B200 deployment guide's TEP8 sample, 2025-08-01): DeepSeek-R1-0528 "
+               "(DeepSeek-R1's shape, FP8 blocks) at --tp 8 --enable-ep-moe, default fraction, on 8x B200; image "
+               "lmsysorg/sglang:v0.4.10.post1-cu128-b200 with sglang from main: 0.4.10.post1 by the image. The "
+               "guide quotes TP0's graph line and capacity only"),
+    Vector("qwen3-32b-4x-b200-tp4-main-2026-04-10-pool-lines.log", "Qwen/Qwen3-32B", B200, "0.5.10",
+           ("--tp-size=4",), version_known=False, engine="sglang",
+           why="sglang PR #22537 (main of 2026-04-10): Qwen3ForCausalLM at TP 4 with 15.50 GB of weights a rank "
+               "and 67.33 GB each of K and V for 2,206,208 tokens: Qwen3-32B's shape; 176.28 GB free before the "
+               "weights is a B200 (the log's CUTLASS line names it); default fraction; 0.5.10 by date"),
 )
 
 

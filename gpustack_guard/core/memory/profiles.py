@@ -3751,6 +3751,45 @@ def sglang_graph_args(version: str | None) -> SglangGraphArgs:
     return row_for("sglang", _SGLANG_GRAPH_ARGS_KEYS, version)
 
 
+class SglangDpAttentionRow(TableRow):  # a table row: tuple-built, no generated methods to compile
+    """What DP attention (--enable-dp-attention with --dp-size N, or --attn-dp-size N) adds to the reserve SGLang
+    keeps out of the default mem_fraction_static, by release (the flag's figures, not its pools)."""
+
+    since: str
+    flat_mb: float  # a flat addition (the tiered-reserve releases)
+    mb_per_bs_rank: float  # MiB per decode graph batch and attention-DP rank, before the 10 GiB floor
+    big_bs: int  # above this decode graph max batch, big_mb_per_bs_rank more per batch and rank
+    big_mb_per_bs_rank: float
+    prefill_instance_exempt: bool  # a PD-disaggregation prefill instance adds nothing
+    source: str
+
+
+SGLANG_DP_ATTENTION_RESERVE = (
+    SglangDpAttentionRow("0.0.0", 0.0, 0.0, 0, 0.0, False,
+                         "server_args.py@0.4.7 l.253-283 (and before): the default fraction has no DP-attention term"),
+    SglangDpAttentionRow("0.4.7.post1", 4 * 1024.0, 0.0, 0, 0.0, False,
+                         "server_args.py@0.4.7.post1 l.297-298, @0.4.8 l.310-311, @0.4.9.post1 l.318-319, @0.5.2 "
+                         "l.493-494: `if self.enable_dp_attention: reserved_mem += 4 * 1024` after the GPU tier's "
+                         "reserve"),
+    SglangDpAttentionRow("0.5.3", 0.0, 3.0, 300, 1.5, False,
+                         "server_args.py@0.5.3 _handle_gpu_memory_settings l.650-658 (@0.5.5 l.798-806, @0.5.12 "
+                         "l.1554-1562, @0.5.13 l.1605-1607, @0.5.14 l.3289-3291 alike): reserved_mem += "
+                         "cuda_graph_max_bs * dp_size * 3, and * 1.5 more above 300, before the 10 GiB floor; the "
+                         "default graph batch and the chunk before _handle_data_parallelism divides it by dp_size"),
+    SglangDpAttentionRow("0.5.15", 0.0, 3.0, 300, 1.5, True,
+                         "server_args.py@0.5.15 l.3647-3652 and reserve_for_graph_mb @0.5.16 l.4174-4182, "
+                         "arg_groups/memory_hook.py@0.5.20 l.363-371 and @0.5.23 l.370-378 (attn_dp_size, which "
+                         "--dp-size N --enable-dp-attention resolves to from 0.5.22): the same term, not on a "
+                         "disaggregation prefill instance (disaggregation_mode != \"prefill\")"),
+)
+_SGLANG_DP_ATTENTION_KEYS = keyed_by_release(SGLANG_DP_ATTENTION_RESERVE)
+
+
+def sglang_dp_attention_row(version: str | None) -> SglangDpAttentionRow:
+    """The DP-attention reserve rule of an SGLang release."""
+    return row_for("sglang", _SGLANG_DP_ATTENTION_KEYS, version)
+
+
 class SglangModelPageRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The attention backend SGLang picks for an architecture on an SM100 GPU (B200, GB200, B300) when no backend is
     given, and the KV page size that backend forces from one release on (the `since` version)."""

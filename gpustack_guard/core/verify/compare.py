@@ -123,7 +123,9 @@ SGLANG_ARGS = ("tp_size", "pp_size", "mem_fraction_static", "context_length", "d
                "disable_piecewise_cuda_graph", "enable_torch_compile", "enable_dp_attention",
                "disable_decode_cuda_graph", "disable_prefill_cuda_graph", "disable_radix_cache",
                "disable_overlap_schedule", "disable_hybrid_swa_memory", "swa_full_tokens_ratio",
-               "max_mamba_cache_size", "mamba_full_memory_ratio", "mamba_ssm_dtype")
+               "max_mamba_cache_size", "mamba_full_memory_ratio", "mamba_ssm_dtype",
+               # DP attention's reserve in the default fraction (profiles.SGLANG_DP_ATTENTION_RESERVE)
+               "dp_size", "attn_dp_size", "disaggregation_mode")
 # vLLM's config line: its names for the same settings (what the engine resolved, used where no args were printed)
 VLLM_CONFIG = {"tensor_parallel_size": "tensor_parallel_size", "pipeline_parallel_size": "pipeline_parallel_size",
                "max_seq_len": "max_model_len", "dtype": "dtype", "quantization": "quantization",

@@ -251,6 +251,9 @@ class ObservedLog:
     lines: int = 0
     matched: dict[str, int] = field(default_factory=dict)  # pattern id -> line number of its first match
     notes: list[str] = field(default_factory=list)
+    # SGLang's free-memory differences that came out negative (P.SGLANG_FREE_DIFFERENCES): another process gave
+    # memory back while the engine measured; (line, rank, term, bytes given back), the term left unread
+    given_back: list[tuple[int, str, str, int]] = field(default_factory=list)
 
     def gpu_ranks(self) -> dict[str, dict[str, Number]]:
         return {name: terms for name, terms in self.ranks.items() if not HOST_DEVICE.match(name)}
@@ -324,6 +327,8 @@ class ObservedLog:
             if self.engine == P.VLLM and term == P.WEIGHTS and \
                     version_lt(self.engine_version or version, P.VLLM_WEIGHTS_LINE_SINCE):
                 continue  # before 0.4.0 V0 printed no weights line (llm_engine.py@v0.2.7, @v0.3.3)
+            if any(given[2] == term for given in self.given_back):
+                continue  # the line was read; its figure is memory another process gave back, not the term's
             if self.engine == P.SGLANG and term == P.WEIGHTS and P.FREE_AFTER_LOAD in terms:
                 # SGLang up to 0.4.x: the end line was read but prints no mem usage; the weights are the begin
                 # line's free memory less this one's
@@ -936,8 +941,22 @@ class LogParser:
             self._read_terms(log, pattern, groups, share, pooled=pooled)
             if share in log.ranks:
                 _derive_rank_terms(pattern, log.ranks[share])
+                self._given_back(log, pattern, share)
             if pattern.engine == P.LLAMACPP and pattern.scope == P.RANK and pattern.terms:
                 self._note_pre_load(state, pattern, share)
+
+    def _given_back(self, log: ObservedLog, pattern: P.Pattern, rank: str) -> None:
+        """A free-memory difference SGLang printed negative (P.SGLANG_FREE_DIFFERENCES) is no size of its term:
+        another process freed memory between the two measurements. The term is dropped and the bytes kept for a
+        note; the line's other figures (the free memory after it) stand."""
+        term = P.SGLANG_FREE_DIFFERENCES.get(pattern.id)
+        terms = log.ranks[rank]
+        value = terms.get(term) if term else None
+        if term is None or value is None or value >= 0:
+            return
+        del terms[term]
+        if sum(1 for given in log.given_back if given[2] == term) < MAX_RECOVERY_NOTES:  # bounded: a note each
+            log.given_back.append((self.lines, rank, term, int(-value)))
 
     def _came_up(self, state: _EngineState, pattern: P.Pattern) -> None:
         """A line saying the start-up is done (P.SERVED_LINES) after its pool was sized: later failures are not its."""
@@ -1227,6 +1246,12 @@ class LogParser:
             log.started = log.started or P.KV_CACHE in terms
         elif log.engine and any(t in terms for t in (P.KV_TOKENS, P.GPU_BLOCKS)):
             log.started = True
+        for line, rank, term, given in log.given_back[:MAX_RECOVERY_NOTES]:
+            what = "weights" if term == P.WEIGHTS else "distributed init"
+            log.notes.append(f"line {line:,}: {rank}'s {what} line prints a negative mem usage: free memory rose by "
+                             f"{given / P.GiB:,.2f} GiB across it, another process gave memory back (SGLang prints "
+                             f"the free memory before less after), so it gives no {what} figure; its free memory "
+                             "after is read")
         if self.implausible_line:
             log.notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
                              "blocks) or not finite was not read (MAX_LOG_FIGURE)")

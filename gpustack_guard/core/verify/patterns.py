@@ -738,12 +738,12 @@ SGLANG_PATTERNS = (
        "'context_length': None, 'mem_fraction_static': 0.835, 'tp_size': 1, 'pp_size': 1}",
        "sglang srt/entrypoints/engine.py@v0.5.23 (the format string; no public log found)", kind="args"),
     _p("sglang-distributed", SGLANG, "0.4.6 to 0.5.8 (model_runner.py@v0.4.6.post5, @v0.5.8)",
-       r"Init torch distributed ends\. mem usage=" + _g(NON_TORCH) + " GB",
+       r"Init torch distributed ends\. mem usage=" + _g(NON_TORCH, SIGNED) + " GB",
        "[2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB", "sglang PR #11716",
        {NON_TORCH: (NON_TORCH, "GB")}),
     _p("sglang-distributed-elapsed", SGLANG, "0.5.9 to 0.5.20 (the time taken before the memory; "
        "model_runner.py@v0.5.9, @v0.5.10, distributed/bootstrap.py@v0.5.20)",
-       r"Init torch distributed ends\. elapsed=[0-9.]+ s, mem usage=" + _g(NON_TORCH) + " GB",
+       r"Init torch distributed ends\. elapsed=[0-9.]+ s, mem usage=" + _g(NON_TORCH, SIGNED) + " GB",
        "[2026-02-10 08:00:01 TP0] Init torch distributed ends. elapsed=0.42 s, mem usage=0.61 GB",
        "sglang srt/model_executor/model_runner.py@v0.5.9 (the format string; no public log found)",
        {NON_TORCH: (NON_TORCH, "GB")}),
@@ -759,7 +759,7 @@ SGLANG_PATTERNS = (
        {FREE_BEFORE_LOAD: (FREE_BEFORE_LOAD, "GB")}),
     _p("sglang-load-end", SGLANG, "0.4.4 to the newest (type=, dtype= to 0.5.12; elapsed=, type= and quant= from "
        "0.5.13: model_runner.py@v0.4.4, @v0.5.12, @v0.5.13, @v0.5.23)",
-       r"Load weight end\..*?avail mem=" + _g(FREE_AFTER_LOAD) + r" GB, mem usage=" + _g(WEIGHTS) + " GB",
+       r"Load weight end\..*?avail mem=" + _g(FREE_AFTER_LOAD) + r" GB, mem usage=" + _g(WEIGHTS, SIGNED) + " GB",
        "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, avail mem=163.13 GB, "
        "mem usage=14.53 GB.", "ovg-project/kvcached#198",
        {WEIGHTS: (WEIGHTS, "GB"), FREE_AFTER_LOAD: (FREE_AFTER_LOAD, "GB")}),
@@ -1592,6 +1592,18 @@ SGLANG_POOL_LINES = frozenset({"sglang-kv-allocated", "sglang-kv-allocated-one-s
 # comes after the target's pool (before 0.5.14 its load does too). A load line on a rank that already loaded is the
 # draft's, and from then on a figure the rank already has is the target's (engines/sglang_draft sizes the draft).
 SGLANG_LOAD_LINES = frozenset({"sglang-load-begin", "sglang-load-end", "sglang-load-end-free-only"})
+
+# SGLang's "mem usage" of distributed init and of the weights is a free-memory difference, not an allocation: the free
+# memory before less after ("before_avail_memory - local_gpu_memory" and "before_avail_memory - after_avail_memory",
+# model_runner.py@v0.4.9.post1 l.572 and l.656, @v0.5.9 l.851 and l.1046), so it is negative when another process
+# gave memory back in between ("avail mem=64.20 GB, mem usage=-27.89 GB.": the docs CI, which runs notebooks side
+# by side, 2025-06-12 and 2025-07-11). The sign is read so the line (its free memory after) still is; a negative
+# figure is no size of the term: logparse drops it and notes the memory given back.
+SGLANG_FREE_DIFFERENCES: dict[str, str] = {
+    "sglang-load-end": WEIGHTS,
+    "sglang-distributed": NON_TORCH,
+    "sglang-distributed-elapsed": NON_TORCH,
+}
 
 # Lines an engine prints once per start-up, first: met again after figures, or naming another release than the one
 # read, they begin another start-up in the same log (a restart), and the parser keeps the last one. vLLM's API server

@@ -24,7 +24,7 @@ from gpustack_guard.core.verify.logparse import parse_log
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 FIXTURES = sorted(str(p.relative_to(LOGS)) for p in LOGS.rglob("*.log"))
 CHUNK = 4093  # odd: a CRLF, a UTF-8 sequence and a UTF-16 pair fall across chunks somewhere
-LINE_NUMBERS = ("lines", "matched", "failure_line", "notes")  # where a transform adds or joins lines
+LINE_NUMBERS = ("lines", "matched", "failure_line", "notes", "given_back")  # where a transform adds or joins lines
 
 
 def read_bytes(data: bytes) -> list[str]:

@@ -1176,6 +1176,24 @@ CASES = [
     ("vllm/v1-0.11.2-deepseek-r1-0528-tp8-141gb-8k.log", '0.11.2', True, None, 'TP0', 0,
      {P.WEIGHTS: gib(79.739), P.KV_CACHE: gib(41.60), P.CUDA_GRAPHS: gib(0.51), P.KV_TOKENS: 635648,
       P.MAX_MODEL_LEN: 8192, P.MAX_CONCURRENCY: 77.59}),
+    # round 31: the docs CI runs notebooks side by side: free memory rose across the load ("mem usage=-27.89 GB"),
+    # the line is read for its free memory after and gives no weights (nothing is missing)
+    ("sglang/qwen25-7b-docs-ci-h100-2025-06-12-0.4.7-negative-load-usage.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(36.31), P.FREE_AFTER_LOAD: gib(64.20), P.KV_TOKENS: 20480,
+      P.KV_CACHE: 2 * gib(0.55), P.FREE_AFTER_POOL: gib(62.90), P.MAX_RUNNING: 200, P.MAX_MODEL_LEN: 32768}),
+    ("sglang/qwen25-7b-docs-ci-h100-2025-07-11-0.4.9.post1-negative-load-usage.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(45.79), P.FREE_AFTER_LOAD: gib(48.63), P.KV_TOKENS: 20480,
+      P.KV_CACHE: 2 * gib(0.55), P.FREE_AFTER_POOL: gib(47.33), P.MAX_RUNNING: 200, P.MAX_MODEL_LEN: 32768}),
+    ("sglang/qwen25-vl-7b-docs-ci-h100-2025-07-11-0.4.9.post1-beside-notebooks.log", None, True, None, 'main', 0,
+     {P.NON_TORCH: 0, P.FREE_BEFORE_LOAD: gib(60.49), P.WEIGHTS: gib(15.71), P.FREE_AFTER_LOAD: gib(44.79),
+      P.KV_TOKENS: 20480, P.KV_CACHE: 2 * gib(0.55), P.FREE_AFTER_POOL: gib(43.42), P.MAX_RUNNING: 200,
+      P.MAX_MODEL_LEN: 128000}),
+    # a guide's quote of TP0's last lines (EP ranks): graphs and capacity, no load line
+    ("sglang/deepseek-r1-0528-fp8-8x-b200-tp8-ep8-0.4.10.post1-graphs-capacity.log", None, True, None, 'TP0 EP0', 1,
+     {P.CUDA_GRAPHS: gib(6.37), P.KV_TOKENS: 980344, P.MAX_RUNNING: 3063, P.MAX_MODEL_LEN: 163840}),
+    ("sglang/qwen3-32b-4x-b200-tp4-main-2026-04-10-pool-lines.log", None, True, None, 'TP1', 0,
+     {P.KV_TOKENS: 2206208, P.KV_CACHE: 2 * gib(67.33), P.FREE_AFTER_POOL: gib(25.37), P.WEIGHTS: gib(15.50),
+      P.FREE_AFTER_LOAD: gib(160.78)}),
 ]
 
 
@@ -1201,7 +1219,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 174, "sglang": 69, "llama.cpp": 63}
+    assert counts == {"vllm": 174, "sglang": 74, "llama.cpp": 63}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "

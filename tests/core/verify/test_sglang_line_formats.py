@@ -15,7 +15,7 @@ from support import REPO
 
 from gpustack_guard.core.verify import patterns as P
 from gpustack_guard.core.verify.compare import backend_args
-from gpustack_guard.core.verify.logparse import parse_log
+from gpustack_guard.core.verify.logparse import MAX_RECOVERY_NOTES, parse_log
 
 
 def gib(x: float) -> int:
@@ -396,3 +396,53 @@ def test_the_oldest_refusal_reads_without_a_fraction(line):
 ])
 def test_rank_prefixes_of_each_release(line, rank):
     assert read([line]).ranks == {rank: {P.FREE_BEFORE_LOAD: gib(78.50)}}
+
+
+# Round 31: SGLang's "mem usage" of the weights and of distributed init is the free memory before less after
+# (model_runner.py@v0.4.9.post1 l.572 and l.656, @v0.5.9 l.851 and l.1046), negative when another process gave memory
+# back in between (the docs CI's notebooks side by side: "mem usage=-27.89 GB", 2025-06-12). The line is read for its
+# free memory after; the negative figure is no size of its term and is dropped, with a note.
+@pytest.mark.parametrize("line,term,after,given", [
+    # 0.4.4 to 0.5.12: type= and dtype= (the 2025-06-12 docs log's own line)
+    ("[2025-06-12 01:42:35] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=64.20 GB, "
+     "mem usage=-27.89 GB.", P.WEIGHTS, 64.20, 27.89),
+    # 0.5.13 on: elapsed=, type= and quant= (model_runner.py@v0.5.13, @v0.5.23)
+    ("[2026-05-01 10:00:05 TP1] Load weight end. elapsed=2.57 s, type=Qwen3ForCausalLM, quant=fp8, avail "
+     "mem=14.47 GB, mem usage=-0.62 GB.", P.WEIGHTS, 14.47, 0.62),
+    # distributed init: 0.4.6 to 0.5.8, then 0.5.9 to 0.5.20 with the time first (model_runner.py@v0.5.9 l.851)
+    ("[2025-07-11 21:33:39] Init torch distributed ends. mem usage=-0.01 GB", P.NON_TORCH, None, 0.01),
+    ("[2026-02-10 08:00:01 TP0] Init torch distributed ends. elapsed=0.42 s, mem usage=-0.05 GB", P.NON_TORCH,
+     None, 0.05),
+])
+def test_a_negative_free_memory_difference_is_memory_given_back_not_a_term(line, term, after, given):
+    log = read([line])
+    rank = next(iter(log.ranks))
+    assert term not in log.terms()
+    assert log.terms().get(P.FREE_AFTER_LOAD) == (gib(after) if after is not None else None)
+    assert log.given_back == [(1, rank, term, gib(given))]
+    assert any(f"rose by {given:.2f} GiB" in note for note in log.notes)
+
+
+def test_a_load_line_with_free_memory_rising_leaves_nothing_missing_and_a_positive_one_is_the_weights():
+    rising = ["[2025-06-12 01:42:31] Load weight begin. avail mem=36.31 GB",
+              "[2025-06-12 01:42:35] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=64.20 "
+              "GB, mem usage=-27.89 GB.",
+              "[2025-06-12 01:42:35] KV Cache is allocated. #tokens: 20480, K size: 0.55 GB, V size: 0.55 GB"]
+    assert read(rising).missing() == []
+    held = rising[:1] + ["[2025-06-12 01:42:35] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail "
+                         "mem=22.20 GB, mem usage=14.11 GB."] + rising[2:]
+    log = read(held)
+    assert (log.terms()[P.WEIGHTS], log.given_back, log.missing()) == (gib(14.11), [], [])
+    # zero is a figure (a distributed init that took nothing), not memory given back
+    assert read(["[2025-06-12 01:42:31] Init torch distributed ends. mem usage=0.00 GB"]).terms()[P.NON_TORCH] == 0
+
+
+def test_memory_given_back_is_kept_for_at_most_a_few_lines_per_term():
+    # a log of many ranks (or a hostile one) keeps MAX_RECOVERY_NOTES entries a term, and the weights' entry still
+    # comes through after as many distributed-init ones
+    lines = [f"[2025-07-11 21:33:39 TP{i}] Init torch distributed ends. mem usage=-0.01 GB" for i in range(20)]
+    lines.append("[2025-07-11 21:33:44 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail "
+                 "mem=48.63 GB, mem usage=-2.84 GB.")
+    log = read(lines)
+    assert [g[2] for g in log.given_back] == [P.NON_TORCH] * MAX_RECOVERY_NOTES + [P.WEIGHTS]
+    assert P.WEIGHTS not in log.ranks["TP0"] and P.NON_TORCH not in log.ranks["TP19"]

@@ -57,6 +57,7 @@ class SglangConfig:
     speculative_draft_given: bool = False  # --speculative-draft-model-path: a draft of its own, not the MTP layers
     tp_size: int = 1
     pp_size: int = 1
+    attn_dp_size: int = 1  # DP attention's ranks (--dp-size with --enable-dp-attention, --attn-dp-size); 1: off
     kv_cache_dtype: str | None = None
     page_size: int = 1
     disable_cuda_graph: bool = False
@@ -87,6 +88,7 @@ class SglangConfig:
     enable_multimodal: bool = False  # --enable-multimodal: on for the classes SGLang leaves text-only by default
     mm_encoder_only: bool = False  # --encoder-only: the transport resolves to cpu
     disaggregated: bool = False  # --disaggregation-mode prefill/decode: no GPU transport chosen by default
+    prefill_instance: bool = False  # --disaggregation-mode prefill
     mm_preprocess_cache_mb: int | None = None
     vlm_cache_mb: int | None = None  # SGLANG_VLM_CACHE_SIZE_MB as set
     mm_feature_cache_mb: int | None = None  # SGLANG_MM_FEATURE_CACHE_MB as set
@@ -222,10 +224,12 @@ def prefill_graph_sizes(max_tokens: int) -> int:
 
 def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: int,
                      profile: P.SglangProfile | None = None, prefill_graph_mb: float = 0.0,
-                     gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False) -> float:
+                     gpu_name: str = "", speculative_mb: float = 0.0, speculative: bool = False,
+                     dp_attention_mb: float = 0.0) -> float:
     """mem_fraction_static SGLang picks when the flag is unset, by the rule of its release line (an unnamed GPU is
     taken as CUDA). speculative_mb: what is added after the 10 GiB floor (the draft's speculative_reserve_mb,
-    0.5.6-0.5.7's opt-in prefill graphs)."""
+    0.5.6-0.5.7's opt-in prefill graphs); dp_attention_mb: DP attention's term (dp_attention_reserve_mb), added with
+    the GPU tier's reserve (tiered-reserve) or before the floor (reserved)."""
     profile = profile or P.sglang_profile(None)
     gpu_mb = gpu_total / MiB
     rule = profile.fraction_rule
@@ -237,14 +241,25 @@ def default_fraction(gpu_total: int, tp: int, pp: int, chunked: int, graph_bs: i
         return _big_gpu_fraction(profile, gpu_mb, tp * pp, cuda=not not_cuda(gpu_name), speculative=speculative)
     if rule == "tiered-reserve":
         _, base_gib, per_rank_gib = _first_tier(P.SGLANG_TIERED_RESERVE, gpu_mb)
-        reserved = (base_gib + tp * pp * per_rank_gib) * 1024 + speculative_mb
+        reserved = (base_gib + tp * pp * per_rank_gib) * 1024 + speculative_mb + dp_attention_mb
     else:
-        reserved = reserved_mb(tp, pp, chunked, graph_bs) + prefill_graph_mb
+        reserved = reserved_mb(tp, pp, chunked, graph_bs) + prefill_graph_mb + dp_attention_mb
         if gpu_mb > 60 * 1024:
             reserved = max(reserved, P.SGLANG_BIG_GPU_FLOOR_MB)
         reserved += speculative_mb
     fraction = round((gpu_mb - reserved) / gpu_mb, 3)
     return fraction if 0 < fraction < 1 else profile.fallback_fraction
+
+
+def dp_attention_reserve_mb(cfg: SglangConfig, graph_bs: int, version: str | None) -> float:
+    """What DP attention adds to the default fraction's reserve, in MiB (profiles.SGLANG_DP_ATTENTION_RESERVE): a
+    flat 4 GiB in 0.4.7.post1-0.5.2, then 3 MiB per decode graph batch and attention-DP rank (4.5 above 300
+    batches); nothing without DP attention, on one rank, or on a prefill instance from 0.5.15."""
+    row = P.sglang_dp_attention_row(version)
+    if cfg.attn_dp_size <= 1 or (row.prefill_instance_exempt and cfg.prefill_instance):
+        return 0.0
+    per_bs = row.mb_per_bs_rank + (row.big_mb_per_bs_rank if graph_bs > row.big_bs else 0.0)
+    return row.flat_mb + graph_bs * cfg.attn_dp_size * per_bs
 
 
 def _tp_tier(profile: P.SglangProfile, parallel: int) -> float:
@@ -405,7 +420,8 @@ def _defaults(cfg: SglangConfig, gpu_total: int, profile: P.SglangProfile, facts
     fraction = cfg.mem_fraction_static or default_fraction(gpu_total, cfg.tp_size, cfg.pp_size, chunked, reserve_bs,
                                                            profile, prefill_mb, gpu_name,
                                                            speculative_reserve_mb(cfg, version) + late_mb,
-                                                           bool(cfg.speculative_algorithm))
+                                                           bool(cfg.speculative_algorithm),
+                                                           dp_attention_reserve_mb(cfg, graph_bs, version))
     if facts is not None:
         fraction *= multimodal_fraction_factor(facts, version, user_set=bool(cfg.mem_fraction_static))
     return chunked, (0 if off else graph_bs), fraction, prefill_mb + late_mb
