@@ -45,10 +45,23 @@ _HF_SETTINGS = {"HF_HOME", "HF_HUB_CACHE", "HF_ASSETS_CACHE", "HF_XET_CACHE", "H
 URL_SCHEME_MAX_CHARS = 32
 URL_SCHEME = rf"[A-Za-z][A-Za-z0-9+.-]{{0,{URL_SCHEME_MAX_CHARS - 1}}}"
 _URL_PASSWORD = re.compile(URL_SCHEME + r"://[^/\s:@]*:[^/\s@]+@")
-_TOKEN_VALUE = re.compile(r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
-                          r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12}|"
-                          # a GPUStack API key (security.get_key_pair: gpustack_<16 hex>_<32 hex>)
-                          r"gpustack_[0-9A-Fa-f]{16}_[0-9A-Fa-f]{8})")
+_TOKEN_PATTERN = (r"^(Bearer\s+\S|hf_[A-Za-z0-9]{8}|sk-[A-Za-z0-9_-]{8}|gh[pousr]_[A-Za-z0-9]{8}|"
+                  r"github_pat_|glpat-|xox[abposr]-|AKIA[0-9A-Z]{12}|"
+                  # a GPUStack API key (security.get_key_pair: gpustack_<16 hex>_<32 hex>)
+                  r"gpustack_[0-9A-Fa-f]{16}_[0-9A-Fa-f]{8})")
+# What each alternative above starts with: a value that starts with none of them cannot match, and the pattern (~2.9 M
+# instructions to compile) is compiled for the first value that does (docs/performance.md, twenty-first round).
+_TOKEN_STARTS = ("Bearer", "hf_", "sk-", "gh", "github_pat_", "glpat-", "xox", "AKIA", "gpustack_")
+
+
+@functools.cache
+def _token_pattern() -> re.Pattern[str]:
+    return re.compile(_TOKEN_PATTERN)
+
+
+def _token_shaped(value: str) -> bool:
+    stripped = value.strip()
+    return stripped.startswith(_TOKEN_STARTS) and _token_pattern().match(stripped) is not None
 
 
 def is_secret_key(key: str) -> bool:
@@ -65,7 +78,7 @@ def is_secret_key(key: str) -> bool:
 
 
 def _looks_like_token(value: str) -> bool:
-    return bool(_URL_PASSWORD.search(value) or _TOKEN_VALUE.match(value.strip()))
+    return bool(_URL_PASSWORD.search(value)) or _token_shaped(value)
 
 
 def is_secret_value(value: str) -> bool:
@@ -268,7 +281,7 @@ def _split_flag(item: str) -> tuple[str, str | None]:
 
 def _may_be_secret_value(value: str) -> bool:
     """Cheap test before is_secret_value: only a URL ('//') or a token-shaped start can be one."""
-    return "//" in value or bool(_TOKEN_VALUE.match(value.strip()))
+    return "//" in value or _token_shaped(value)
 
 
 def masked_value(value: str) -> str:

@@ -3,6 +3,7 @@ rule and guard.secrets, secret backend flags, and URL user info never printed by
 shows them."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -215,3 +216,17 @@ def test_html_escaped_writes_what_html_escape_writes(value):
 
     assert html_escaped(value) == html.escape(value)
     assert html_escaped(value, quote=False) == html.escape(value, quote=False)
+
+
+# _token_shaped compiles the token pattern only for a value starting as one of its alternatives can: the same answer
+# as the pattern itself on every value, including each prefix's neighbours.
+@pytest.mark.parametrize("value", [
+    "Bearer x", "Bearer  x", "Bearerx", "bearer x", "hf_abcdefgh", "hf_abcdefg", " hf_abcdefgh1 ", "HF_abcdefgh",
+    "sk-12345678", "sk-1234567", "ghp_abcdefgh", "gho_abcdefgh", "ghx_abcdefgh", "gh", "github_pat_", "glpat-",
+    "xoxb-", "xoxz-", "AKIAABCDEFGHIJKL", "AKIAabcdefghijkl", "gpustack_0123456789abcdef_01234567",
+    "gpustack_0123456789abcdef_0123456", "", " ", "plain", "\tsk-12345678",
+])
+def test_the_token_prefilter_answers_as_the_pattern(value):
+    from gpustack_guard.core import secrets as S
+
+    assert S._token_shaped(value) is (re.compile(S._TOKEN_PATTERN).match(value.strip()) is not None)

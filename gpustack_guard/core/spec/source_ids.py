@@ -6,6 +6,7 @@ the value to write instead (a hub URL pasted into `huggingface_repo_id` holds th
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -17,9 +18,11 @@ from gpustack_guard.core.values import frozen_value
 _PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?"
 REPO_ID = re.compile(rf"^(?:{_PART}/)?{_PART}$")
 MAX_NAME = 96
-_HUB_URL = re.compile(
-    r"^(?:(?:https?://)?(?:www\.)?(?P<host>huggingface\.co|hf\.co|modelscope\.cn|www\.modelscope\.cn)/)"
-    r"(?P<path>[^?#]*)", re.IGNORECASE)
+_HUB_URL_PATTERN = (r"^(?:(?:https?://)?(?:www\.)?(?P<host>huggingface\.co|hf\.co|modelscope\.cn|www\.modelscope\.cn)/)"
+                    r"(?P<path>[^?#]*)")
+# An ASCII value holding none of these (any case) cannot match; the pattern (~2.5 M instructions to compile,
+# case-insensitive) is compiled for the first value that may (docs/performance.md, twenty-first round)
+_HUB_HOSTS = ("huggingface.co/", "hf.co/", "modelscope.cn/")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
 
@@ -35,9 +38,17 @@ class Problem:
     filename: str | None = None  # a file path found in a hub URL (/blob/main/x.gguf)
 
 
+@functools.cache
+def _hub_url() -> re.Pattern[str]:
+    return re.compile(_HUB_URL_PATTERN, re.IGNORECASE)
+
+
 def _from_url(value: str) -> tuple[str | None, str | None]:
     """(repo id, file path) named by a hub URL, or (None, None)."""
-    match = _HUB_URL.match(value.strip())
+    text = value.strip()
+    if text.isascii() and not any(host in text.lower() for host in _HUB_HOSTS):
+        return None, None  # (past ASCII, IGNORECASE also takes a dotless i or a long s: the pattern decides)
+    match = _hub_url().match(text)
     if not match:
         return None, None
     parts = [p for p in match.group("path").split("/") if p]

@@ -129,3 +129,21 @@ def test_a_value_is_kept_up_to_max_kept_repo_id_chars_and_not_one_more(monkeypat
     assert len(value) == 256 + extra
     assert repo_id(value, HF).why == f"has a name of {len(value) - 4:,} characters (the hub allows at most 96)"
     assert list(source_ids._REPO_ID_ANSWERS) == ([(value, HF)] if kept else [])
+
+
+# _from_url compiles its case-insensitive host pattern only for a value that may be a hub URL: the same answer as
+# matching the pattern on every value, past ASCII too (a dotless i matches 'i' case-insensitively).
+@pytest.mark.parametrize("value", [
+    "https://huggingface.co/a/b", "HTTPS://HuggingFace.CO/a/b/blob/main/x.gguf", "hf.co/a/b", "www.hf.co/a/b",
+    "https://www.modelscope.cn/models/a/b", "modelscope.cn/a/b", "huggingface.co", "https://hf.co/a",
+    "meta-llama/Llama-3.1-8B", "x/huggingface.co/a/b", "https://huggıngface.co/a/b", "https://example.com/a/b",
+    "  https://hf.co/a/b  ",
+])
+def test_the_hub_url_prefilter_answers_as_the_pattern(value):
+    import re
+
+    from gpustack_guard.core.spec import source_ids as S
+
+    match = re.compile(S._HUB_URL_PATTERN, re.IGNORECASE).match(value.strip())
+    repo, _ = S._from_url(value)
+    assert (repo is not None) is (match is not None and len([p for p in match.group("path").split("/") if p]) >= 2)
