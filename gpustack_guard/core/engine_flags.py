@@ -25,7 +25,6 @@ import functools
 import math
 import re
 import struct
-from decimal import Decimal
 from typing import Callable, Union
 
 from gpustack_guard.core.dataclass_repr import fields_repr
@@ -252,6 +251,8 @@ def sglang_human_readable_int(text: str) -> int:
             if "." in number:
                 raise _Refused(f"decimals are not allowed with the IEC suffix {suffix}")
             return int(number) * _IEC_SUFFIX[suffix]
+        from decimal import Decimal  # here: only a decimal with an SI suffix needs it (~4 M instructions to import)
+
         return int(Decimal(number) * _SI_SUFFIX[suffix])
     return python_int(stripped)
 
