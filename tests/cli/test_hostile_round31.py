@@ -1,0 +1,137 @@
+"""Round 31 of hostile input, each the case gsg mishandled before, with its neighbours: a URL whose password (or
+user name) holds an unencoded '/', '?' or '#' (`https://admin:p#ss@gpustack.test/`). The character ends the
+authority early, so the user info was read as a host and a port, or left in the path, query or fragment: mask_url
+showed the URL whole, a refused one's message echoed the password's start as "the port 'p...'", and one whose
+password starts with digits (`admin:1234#5678@h`) passed the URL check and was used, against the host 'admin'."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import httpx
+import pytest
+import respx
+
+from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
+from gpustack_guard.cli import main
+from gpustack_guard.core.secrets import MASK, mask_url, misplaced_user_info, scrub, url_secrets
+from gpustack_guard.core.urls import bad_url, url_problem
+
+MISPLACED = "has user info after a '/', '?' or '#' (a password or user name holding one): percent-encode it there " \
+            "(%2F, %3F, %23)"
+
+
+@pytest.mark.parametrize("url, shown, secrets", [
+    ("https://#:pw-55@gpu`tack.test/", "https://gpu`tack.test/", ["pw-55"]),  # the fuzzer's: '#' as the user
+    ("https://admin:p#ss-word@gpustack.test/", "https://gpustack.test/", ["p#ss-word", "ss-word"]),
+    ("https://admin:p?ss-word@gpustack.test/v1", "https://gpustack.test/v1", ["p?ss-word", "ss-word"]),
+    ("https://admin:s3cr3t/pw@gpustack.test:8080", "https://gpustack.test:8080", ["s3cr3t/pw", "s3cr3t"]),
+    ("https://admin:1234#5678@gpustack.test/", "https://gpustack.test/", ["1234#5678", "1234", "5678"]),
+    ("https://admin:1234?5678@gpustack.test/", "https://gpustack.test/", ["1234?5678", "1234", "5678"]),
+    ("https://admin:p#a@b@gpustack.test/x", "https://gpustack.test/x", ["p#a@b"]),  # '@' in it: the last one ends it
+    ("https://admin:p#ss-word@gpustack.test/v1?token=t0k-91", f"https://gpustack.test/v1?token={MASK}",
+     ["p#ss-word", "ss-word", "t0k-91"]),  # the rest masked as in any URL
+    ("admin:p#ss-word@gpustack.test", "gpustack.test", ["p#ss-word", "ss-word"]),  # no scheme
+])
+def test_user_info_typed_with_a_delimiter_in_its_password_is_masked(url, shown, secrets):
+    assert misplaced_user_info(url)
+    assert mask_url(url) == shown
+    assert url_secrets(url) == secrets
+
+
+@pytest.mark.parametrize("url", [
+    "http://gpustack.test/models/x@v1",  # '@' in the path of a well-formed authority is a path
+    "http://gpustack.test:8080/v1?user=a@b.example",  # and in a query value, after '='
+    "http://a:b@c@gpustack.test/",  # user info in the authority: the last '@' ends it, as before
+    "http://admin:pw@gpustack.test/x#y",  # a fragment without '@'
+    # the limit, said: digits before a '/' read as a port, and the rest as a path ('@' in a path stays shown)
+    "https://admin:1234/5678@gpustack.test/",
+])
+def test_near_misses_are_read_as_before(url):
+    assert not misplaced_user_info(url)
+    assert mask_url(url) == (url if "pw@" not in url and "b@c@" not in url else url.split("//")[0] + "//" +
+                             url.rpartition("@")[2])
+
+
+@pytest.mark.parametrize("url", ["https://#:pw-55@gpustack.test/", "https://admin:p#ss-word@gpustack.test/",
+                                 "https://admin:s3cr3t/pw@gpustack.test:8080", "https://admin:1234#5678@gpustack.test/",
+                                 "https://admin:1234?5678@gpustack.test/"])
+def test_such_a_url_is_refused_with_what_to_do_and_never_echoes_the_password(url):
+    """Before: 'has no host', "has the port 'p'" / "'s3cr3t'" (the password's start as the port), or nothing at all
+    (digits read as a port: gsg connected to the host 'admin')."""
+    assert url_problem(url) == MISPLACED
+    shown = bad_url(url)
+    assert shown == f"'{mask_url(url)}' {MISPLACED}"
+    assert not any(secret in shown for secret in url_secrets(url))
+
+
+@pytest.mark.parametrize("url", ["http://gpustack.test/models/x@v1", "http://gpustack.test:8080/v1?user=a@b.example",
+                                 "http://u:p@h:1/"])
+def test_urls_with_an_at_sign_where_it_belongs_stay_usable(url):
+    assert url_problem(url) is None
+
+
+def test_the_pieces_of_such_a_password_are_scrubbed_from_echoes():
+    """A client that split the URL at the '#' echoes the pieces apart (its host 'admin', its port '1234'); a piece
+    under four characters is masked nowhere, as every short secret (SHORTEST_SECRET)."""
+    secrets = url_secrets("https://admin:hunter#2024x@gpustack.test/")
+    assert scrub("invalid port 'hunter' in admin:hunter; fragment 2024x@gpustack.test", secrets) == \
+        f"invalid port '{MASK}' in admin:{MASK}; fragment {MASK}@gpustack.test"
+    assert url_secrets("https://admin:ab#cd@gpustack.test/") == ["ab#cd"]
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_context_server_whose_password_holds_a_hash_never_prints_it(gsg, tmp_path, monkeypatch):
+    """The fuzzer's case (benchmarks/fuzz.py, seed 3131, context-drift): the error line showed the URL whole."""
+    config = tmp_path / "config.yaml"
+    config.write_text("contexts:\n  b:\n    server: https://#:pw-55@gpustack.test/\n"
+                      "  c:\n    server: https://admin:h#unter2-xyz@gpustack.test/\n")
+    monkeypatch.setenv("GSG_CONFIG", str(config))
+    result = gsg("config", "view", cwd=tmp_path)
+    assert result.code == 1 and "pw-55" not in result.out + result.err and "unter2" not in result.out + result.err
+    assert result.err == f"gsg: error: config.yaml:3: context 'b': server 'https://gpustack.test/' {MISPLACED}\n"
+
+
+@pytest.mark.parametrize("option", ["--url", "--metrics-url", "--reference-url"])
+def test_soak_refuses_such_a_url_before_any_request(option):
+    args = {"--url": "http://127.0.0.1:9", "--model": "m", "--round-seconds": "0.5"}
+    args[option] = "http://admin:1234#5678-pw@127.0.0.1:9/v1"
+    code, out, err = _run("soak", *[x for kv in args.items() for x in kv])
+    assert (code, out, err) == (1, "", f"gsg: usage error: Invalid value for '{option}': 'http://127.0.0.1:9/v1' "
+                                       f"{MISPLACED} (see 'gsg soak --help')\n")
+
+
+def test_a_server_url_with_digits_before_the_hash_is_refused_not_sent_to_the_host_admin(gsg, tmp_path, monkeypatch,
+                                                                                          fake):
+    """Before: `--server https://admin:1234#5678@gpustack.test` passed (host 'admin', port 1234): every request went
+    there, and the fragment with the password's rest rode along in every message naming the server."""
+    monkeypatch.chdir(tmp_path)
+    flag = gsg("drift", "specs", "--server", "https://admin:1234#5678@gpustack.test")
+    assert (flag.code, flag.out, flag.err) == (1, "", "gsg: usage error: Invalid value for '--server': "
+                                               f"'https://gpustack.test' {MISPLACED} (see 'gsg drift --help')\n")
+    assert fake.log == []  # nothing was asked of any server
+    monkeypatch.setenv("GSG_URL", "https://admin:12#34-pw@gpustack.test")
+    env = gsg("drift", "specs")
+    assert (env.code, env.out, env.err) == (1, "", "gsg: usage error: Invalid value for GSG_URL: "
+                                            f"'https://gpustack.test' {MISPLACED} (see 'gsg drift --help')\n")
+
+
+@respx.mock
+@pytest.mark.parametrize("location", ["https://bob:4242#ter22@sso.example/login?next=/v2",
+                                      "https://bob:4242?ter22@sso.example/login"])
+def test_a_redirect_to_a_url_with_such_a_password_names_where_without_it(location):
+    """A Location httpx reads (digits before the '#': host 'bob', port 4242) is masked by the same reading as any
+    URL: before, 'https://bob:4242' was named as where the redirect pointed."""
+    respx.get("http://gpustack.test/v2/users/me").mock(return_value=httpx.Response(302, headers={"Location": location}))
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient("http://gpustack.test", "k", sleep=lambda _s: None).me()
+    text = str(exc.value)
+    assert text.startswith("GET /v2/users/me: HTTP 302 redirect to https://sso.example/login: not an API answer")
+    assert "bob" not in text and "4242" not in text and "ter22" not in text
