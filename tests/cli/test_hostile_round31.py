@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 import respx
+from support.soak_socket import soak_against
 
 from gpustack_guard.adapters.gpustack.client import ApiError, GPUStackClient
 from gpustack_guard.cli import main
@@ -135,3 +138,81 @@ def test_a_redirect_to_a_url_with_such_a_password_names_where_without_it(locatio
     text = str(exc.value)
     assert text.startswith("GET /v2/users/me: HTTP 302 redirect to https://sso.example/login: not an API answer")
     assert "bob" not in text and "4242" not in text and "ter22" not in text
+
+
+@respx.mock
+@pytest.mark.parametrize("location", ["https://bob:hunter2#x@sso.example/login", "https://bob:hunter2/x@sso.example/",
+                                      "http://sso.example:hunter2/", "http://hunter2\x00/"])
+def test_a_redirect_whose_location_is_no_url_is_one_line_without_it_and_not_retried(location):
+    """httpx refuses such a Location while building the redirect (followed or not) and quotes it: "Invalid port:
+    'hunter2'". Before, that was "the connection broke before the answer was complete: ... Invalid port:
+    'hunter2'", after three retries of a server that had answered."""
+    route = respx.get("http://gpustack.test/v2/users/me").mock(
+        return_value=httpx.Response(302, headers={"Location": location}))
+    with pytest.raises(ApiError) as exc:
+        GPUStackClient("http://gpustack.test", "k", sleep=lambda _s: None).me()
+    assert str(exc.value) == ("GET /v2/users/me: a redirect to a Location that is no URL (not followed; its text not "
+                              "shown): not an API answer (a login page or proxy? point --server at the GPUStack server "
+                              "itself)")
+    assert route.call_count == 1
+
+
+# --- the same Location at soak's endpoints ------------------------------------------------------------------------
+BAD_LOCATIONS = ["https://bob:hunter2#x@sso.example/login", "http://sso.example:hunter2/"]
+
+
+def _redirecting_to(location: str) -> type[BaseHTTPRequestHandler]:
+    class Redirecting(BaseHTTPRequestHandler):
+        requests = 0
+
+        def _answer(self) -> None:
+            type(self).requests += 1
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(302)
+            self.send_header("location", location)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        do_POST = do_GET = _answer  # noqa: N815 (http.server's names)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return Redirecting
+
+
+@pytest.mark.parametrize("location", BAD_LOCATIONS)
+def test_soak_against_a_redirect_whose_location_is_no_url_is_one_line_naming_it(location):
+    """Before: "an answer that is no HTTP/1.1 (an HTTP/2-only server? ...)", each request sent twice (taken for a
+    kept-alive connection closed under it)."""
+    handler = _redirecting_to(location)
+    code, out, err, port = soak_against(handler)
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        f"gsg: error: http://127.0.0.1:{port}/v1/chat/completions: a redirect to a Location that is no URL (not "
+        "followed; its text not shown) for every request of round 1 (check the URL, the key and --model)")
+    assert "hunter2" not in out + err
+    assert handler.requests <= 4  # one request each (round 1 of 0.5 s, the back-off between): none sent twice
+
+
+@pytest.mark.parametrize("location", BAD_LOCATIONS)
+def test_a_metrics_url_redirecting_to_a_location_that_is_no_url_is_said_so(gsg, location):
+    """Before: "RemoteProtocolError in 3 of 3 scrapes"."""
+    from support.soak_fakes import FakeServer
+
+    metrics = ThreadingHTTPServer(("127.0.0.1", 0), _redirecting_to(location))
+    threading.Thread(target=metrics.serve_forever, daemon=True).start()
+    server = FakeServer("stable", seed=1).start_in_thread()
+    try:
+        result = gsg("soak", "--url", server.url, "--model", "qwen3-8b", "--concurrency", "1", "--prompt-tokens",
+                     "16", "--max-tokens", "4", "--rounds", "1", "--round-seconds", "0.5", "--metrics-url",
+                     f"http://127.0.0.1:{metrics.server_port}/metrics")
+    finally:
+        server.stop_thread()
+        metrics.shutdown()
+        metrics.server_close()
+    warnings = [line for line in result.out.splitlines() if "/metrics:" in line]
+    assert len(warnings) == 1, result.out
+    assert warnings[0].startswith(f"  warning: http://127.0.0.1:{metrics.server_port}/metrics: a redirect to a "
+                                  "Location that is no URL (not followed; its text not shown) in ")
+    assert "hunter2" not in result.out + result.err
