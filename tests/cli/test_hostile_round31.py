@@ -216,3 +216,54 @@ def test_a_metrics_url_redirecting_to_a_location_that_is_no_url_is_said_so(gsg, 
     assert warnings[0].startswith(f"  warning: http://127.0.0.1:{metrics.server_port}/metrics: a redirect to a "
                                   "Location that is no URL (not followed; its text not shown) in ")
     assert "hunter2" not in result.out + result.err
+
+
+# --- snapshot --out over a file that is no fleet ------------------------------------------------------------------
+NOT_A_FLEET = {
+    "a readme": b"# My project\n",
+    "a spec": b"name: llama-8b\nsource: huggingface\nhuggingface_repo_id: meta-llama/Llama-3.1-8B-Instruct\n",
+    "a contexts file": b"current-context: a\ncontexts:\n  a:\n    server: http://gpustack.test\n",
+    "empty": b"",
+    "bad YAML": b"clusters: [\n",
+    "two documents": b"clusters: []\n---\nclusters: []\n",
+    "a list": b"- clusters: []\n",
+    "binary": bytes(range(256)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_FLEET))
+def test_snapshot_out_never_replaces_a_file_that_is_no_fleet(gsg, fake, specs, case):
+    """`gsg snapshot --out README.md` (or a spec, or the contexts file) replaced it with the fleet, exit 0; the
+    neighbour of round 28's plan --out and render --out. Refused before the server is asked for anything."""
+    target = specs.parent / "out.yaml"
+    target.write_bytes(NOT_A_FLEET[case])
+    result = gsg("snapshot", "--out", "out.yaml")
+    assert (result.code, result.out, result.err) == (
+        1, "", "gsg: error: out.yaml: exists and is not a fleet file (one mapping with `clusters`, as gsg snapshot "
+               "writes); refusing to overwrite it (remove it or write the snapshot elsewhere); nothing written\n")
+    assert target.read_bytes() == NOT_A_FLEET[case]
+    assert fake.log == []
+    assert not [p.name for p in specs.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_snapshot_out_replaces_an_earlier_snapshot_and_a_fleet_written_by_hand(gsg, fake, specs):
+    from support import FLEET
+
+    assert gsg("snapshot", "--out", "snaps/fleet.yaml").code == 0  # a new file, in a folder not made yet
+    again = gsg("snapshot", "--out", "snaps/fleet.yaml")
+    assert (again.code, again.err) == (0, "gsg: wrote snaps/fleet.yaml: 1 cluster(s), 4 worker(s), 12 GPU(s)\n")
+    by_hand = specs.parent / "fleet.yaml"
+    by_hand.write_bytes(FLEET.read_bytes())  # examples/fleet.yaml: no snapshot header, `clusters` all the same
+    assert gsg("snapshot", "--out", "fleet.yaml").code == 0
+    assert by_hand.read_text().startswith("# gsg fleet snapshot of http://gpustack.test")
+    valid = gsg("validate", "specs", "--offline", "--fleet", "fleet.yaml")
+    assert valid.code in (0, 1) and "fleet.yaml:" not in valid.err  # what it wrote is a fleet validate reads
+
+
+def test_snapshot_out_through_a_link_to_a_file_that_is_no_fleet_is_refused(gsg, fake, specs, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "theirs.md"
+    outside.write_text("# theirs\n")
+    (specs.parent / "fleet.yaml").symlink_to(outside)
+    result = gsg("snapshot", "--out", "fleet.yaml")
+    assert result.code == 1 and result.err.startswith("gsg: error: fleet.yaml: exists and is not a fleet file")
+    assert outside.read_text() == "# theirs\n" and (specs.parent / "fleet.yaml").is_symlink()
