@@ -267,3 +267,57 @@ def test_snapshot_out_through_a_link_to_a_file_that_is_no_fleet_is_refused(gsg, 
     result = gsg("snapshot", "--out", "fleet.yaml")
     assert result.code == 1 and result.err.startswith("gsg: error: fleet.yaml: exists and is not a fleet file")
     assert outside.read_text() == "# theirs\n" and (specs.parent / "fleet.yaml").is_symlink()
+
+
+# --- validate --report over a file that is no report --------------------------------------------------------------
+REPORT_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab", "html"]
+NOT_A_REPORT = {
+    "a readme": b"# My project\n",
+    "a spec": b"name: llama-8b\nsource: huggingface\n",
+    "a JSON object of another tool": b'{"tool": {"name": "other"}}\n',
+    "a JSON list of numbers": b"[1, 2]\n",
+    "HTML": b"<!DOCTYPE html><html><title>docs</title></html>\n",
+    "binary": bytes(range(256)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_REPORT))
+def test_validate_report_never_replaces_a_file_that_is_no_report(gsg, specs, case):
+    """`gsg validate --report json=README.md` replaced the readme with the report, exit 0; the neighbour of round
+    28's plan --out and render --out. Checked before anything is written: no other report of the run is either."""
+    from support import FLEET
+
+    target = specs.parent / "out.txt"
+    target.write_bytes(NOT_A_REPORT[case])
+    result = gsg("validate", "specs", "--offline", "--fleet", str(FLEET), "--report", "sarif=new.sarif",
+                 "--report", "json=out.txt")
+    assert (result.code, result.err) == (  # the run's own report on stdout stays, as for a file the run reads
+        1, "gsg: error: out.txt: exists and is not a gsg validate report; refusing to overwrite it (remove it or "
+           "write the report elsewhere); nothing written\n")
+    assert target.read_bytes() == NOT_A_REPORT[case]
+    assert not (specs.parent / "new.sarif").exists()
+
+
+@pytest.mark.parametrize("first", REPORT_FORMATS)
+def test_validate_report_replaces_an_earlier_report_of_any_format(gsg, specs, first):
+    from support import FLEET
+
+    order = [first] + [f for f in REPORT_FORMATS if f != first]
+    for fmt in order:
+        result = gsg("validate", "specs", "--offline", "--fleet", str(FLEET), "--report", f"{fmt}=report.out")
+        assert result.code == 0, (first, fmt, result.err)
+    assert (specs.parent / "report.out").read_text()[:2] == ("<!" if order[-1] == "html" else "[\n")  # the last
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "gitlab"])
+def test_an_earlier_report_of_no_findings_is_replaced(gsg, specs, fmt):
+    """Text and github write nothing when nothing is found, gitlab an empty list: such a file is replaced."""
+    from support import FLEET
+
+    for spec in specs.glob("*.yaml"):
+        if spec.name != "llama-8b.yaml":
+            spec.unlink()
+    first = gsg("validate", "specs", "--offline", "--fleet", str(FLEET), "--report", f"{fmt}=report.out")
+    assert first.code == 0 and (specs.parent / "report.out").read_text().strip() in ("", "[]"), first.out
+    again = gsg("validate", "specs", "--offline", "--fleet", str(FLEET), "--report", f"{fmt}=report.out")
+    assert again.code == 0, again.err
