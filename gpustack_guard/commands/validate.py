@@ -62,7 +62,7 @@ REPORT_HEAD_BYTES = 4096  # of an existing --report file: every format names gsg
 # An earlier report of any format (a path may switch from json to sarif): the opening each reporter writes
 _EARLIER_REPORT = re.compile(
     r'\A\s*\Z'  # empty: text and github write nothing when nothing is found
-    r'|"name":\s*"gsg"'  # json (tool.name), sarif (runs[].tool.driver.name)
+    r'|"(?:tool|driver)":\s*\{\s*"name":\s*"gsg"'  # json (tool.name), sarif (runs[].tool.driver.name)
     r'|<testsuites name="gsg"|<title>gsg validate|\A## gsg validate'  # junit, html, markdown
     r'|\A\s*\[\s*(?:\]|\{\s*"type":\s*"issue")'  # gitlab: a list of issues, or none
     r'|\A::\w+ [^\n]*title=GSG\d{3} '  # github workflow commands

@@ -275,6 +275,7 @@ NOT_A_REPORT = {
     "a readme": b"# My project\n",
     "a spec": b"name: llama-8b\nsource: huggingface\n",
     "a JSON object of another tool": b'{"tool": {"name": "other"}}\n',
+    "a package named gsg": b'{"name": "gsg", "version": "1.0.0"}\n',
     "a JSON list of numbers": b"[1, 2]\n",
     "HTML": b"<!DOCTYPE html><html><title>docs</title></html>\n",
     "binary": bytes(range(256)),
