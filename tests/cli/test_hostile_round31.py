@@ -322,3 +322,48 @@ def test_an_earlier_report_of_no_findings_is_replaced(gsg, specs, fmt):
     assert first.code == 0 and (specs.parent / "report.out").read_text().strip() in ("", "[]"), first.out
     again = gsg("validate", "specs", "--offline", "--fleet", str(FLEET), "--report", f"{fmt}=report.out")
     assert again.code == 0, again.err
+
+
+# --- soak --out over files of those names that no soak wrote ------------------------------------------------------
+def _soak_into(gsg, folder):
+    from support.soak_fakes import FakeServer
+
+    server = FakeServer("stable", seed=1).start_in_thread()
+    try:
+        return gsg("soak", "--url", server.url, "--model", "qwen3-8b", "--concurrency", "1", "--prompt-tokens", "16",
+                   "--max-tokens", "4", "--rounds", "1", "--round-seconds", "0.5", "--out", str(folder)), server
+    finally:
+        server.stop_thread()
+
+
+@pytest.mark.parametrize("name, data", [("report.html", b"<html><title>our site</title></html>\n"),
+                                        ("soak.json", b'{"name": "gsg", "command": "soak"}\n'),
+                                        ("soak.json", b'{"format_version": "1.0", "tool": {"name": "gsg"}, '
+                                                      b'"command": "validate"}\n'),
+                                        ("report.html", bytes(range(256)))])
+def test_soak_out_never_replaces_files_of_its_names_that_no_soak_wrote(gsg, tmp_path, name, data):
+    """`gsg soak --out docs` replaced the site's report.html, exit 0. Refused before the first request."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / name).write_bytes(data)
+    result, server = _soak_into(gsg, folder)
+    assert (result.code, result.err) == (
+        1, f"gsg: error: {folder / name}: exists and is not the {name} of a gsg soak; refusing to overwrite it "
+           "(remove it or give --out another folder); nothing written\n")
+    assert (folder / name).read_bytes() == data and sorted(p.name for p in folder.iterdir()) == [name]
+    assert server.engine.requests == 0
+
+
+def test_soak_out_replaces_an_earlier_soak_s_files_and_empty_ones(gsg, tmp_path):
+    folder = tmp_path / "soak"
+    first, _ = _soak_into(gsg, folder)
+    assert first.code == 0, first.err
+    again, _ = _soak_into(gsg, folder)
+    assert again.code == 0, again.err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "soak.json").write_bytes(b"")
+    (empty / "report.html").write_bytes(b"\n")
+    third, _ = _soak_into(gsg, empty)
+    assert third.code == 0, third.err
+    assert (empty / "report.html").read_text().startswith("<!DOCTYPE html>")
