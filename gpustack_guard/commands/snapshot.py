@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import dump_fleet
 from gpustack_guard.adapters.files.output import note, write_atomic
+from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.yaml_dump import comment
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.values import frozen_value
+
+MAX_REPLACED_SNAPSHOT_BYTES = 64 << 20  # an earlier snapshot of a 5,000-GPU fleet is ~2 MB
 
 
 @frozen_value(eq=True, repr=True)
@@ -17,8 +22,29 @@ class SnapshotOptions:
     cluster: str | None = None
 
 
+def refuse_replacing_what_is_no_fleet(path: str) -> None:
+    """--out may replace an earlier snapshot or a fleet file written by hand (one mapping with `clusters`, as
+    validate's --fleet reads), never another existing file: `--out README.md`, `--out specs/a.yaml` or the contexts
+    file replaced it with the fleet, exit 0. Checked before the server is asked for anything."""
+    from gpustack_guard.adapters.files.yaml_documents import load_documents
+    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
+
+    if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
+        return
+    try:
+        text = read_regular(path, MAX_REPLACED_SNAPSHOT_BYTES).decode("utf-8-sig")
+        documents = [d.data for d in load_documents(text)]
+    except (Unreadable, TooLarge, UnicodeDecodeError, YamlSyntaxError, GsgError):
+        documents = []
+    if len(documents) != 1 or not isinstance(documents[0], dict) or "clusters" not in documents[0]:
+        raise GsgError("exists and is not a fleet file (one mapping with `clusters`, as gsg snapshot writes); "
+                       "refusing to overwrite it (remove it or write the snapshot elsewhere); nothing written",
+                       where=path)
+
+
 def run(opts: SnapshotOptions) -> int:
     out_path, cluster = opts.out_path, opts.cluster or wiring.context_defaults(opts.connection)[1]
+    refuse_replacing_what_is_no_fleet(out_path)
     fleet = wiring.connect(opts.connection).fleet()
     if cluster:
         chosen = [c for c in fleet.clusters if c.name == cluster]

@@ -128,6 +128,8 @@ def _check(opts: SoakOptions) -> None:
         load_observed_kv(opts.observed_file)
     if opts.ca_bundle and not Path(opts.ca_bundle).is_file():
         raise GsgError("CA bundle not found", where=opts.ca_bundle)
+    if opts.out_dir:
+        refuse_replacing_what_is_no_soak(opts.out_dir)
 
 
 def _check_load_model(opts: SoakOptions) -> None:
@@ -366,6 +368,34 @@ def _observed_file(path: str):
     from gpustack_guard.adapters.files.vectors import load_observed_kv
 
     return load_observed_kv(path)
+
+
+SOAK_HEAD_BYTES = 4096  # of an existing soak.json or report.html: each names gsg soak in its opening
+# what write_files puts in the folder, and how each opens (json_head and "command", the HTML's title)
+SOAK_FILES = {"soak.json": r'\A\s*\Z|\A\{\s*"format_version":[^\n]*\n\s*"tool":\s*\{\s*"name":\s*"gsg"[^}]*\}'
+                            r',\s*"command":\s*"soak"',
+              "report.html": r"\A\s*\Z|<title>gsg soak: "}
+
+
+def refuse_replacing_what_is_no_soak(out_dir: str) -> None:
+    """--out may replace an earlier soak's soak.json and report.html (or empty files), never other files of those
+    names: `--out docs` replaced the site's report.html, exit 0. Checked before the first request."""
+    import re
+
+    from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
+
+    for name, opening in SOAK_FILES.items():
+        path = Path(out_dir) / name
+        if not path.is_file():  # nothing yet, or no regular file: the write says which, in one line
+            continue
+        try:
+            with open_regular(path) as handle:
+                head = handle.read(SOAK_HEAD_BYTES).decode("utf-8", "replace")
+        except (Unreadable, OSError):
+            head = None
+        if head is None or not re.search(opening, head):
+            raise GsgError(f"exists and is not the {name} of a gsg soak; refusing to overwrite it (remove it or give "
+                           "--out another folder); nothing written", where=str(path))
 
 
 def write_files(out_dir: str, report) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import field, replace
 
 from gpustack_guard import wiring
@@ -55,6 +56,36 @@ def report_files(values: tuple[str, ...]) -> list[tuple[ReportFormat, str]]:
     if len(set(paths)) != len(paths):
         raise GsgError("--report names one file twice")
     return files
+
+
+REPORT_HEAD_BYTES = 4096  # of an existing --report file: every format names gsg in its opening
+# An earlier report of any format (a path may switch from json to sarif): the opening each reporter writes
+_EARLIER_REPORT = re.compile(
+    r'\A\s*\Z'  # empty: text and github write nothing when nothing is found
+    r'|"(?:tool|driver)":\s*\{\s*"name":\s*"gsg"'  # json (tool.name), sarif (runs[].tool.driver.name)
+    r'|<testsuites name="gsg"|<title>gsg validate|\A## gsg validate'  # junit, html, markdown
+    r'|\A\s*\[\s*(?:\]|\{\s*"type":\s*"issue")'  # gitlab: a list of issues, or none
+    r'|\A::\w+ [^\n]*title=GSG\d{3} '  # github workflow commands
+    r'|\A[^\n]*: (?:error|warning|note) GSG\d{3} ')  # text
+
+
+def refuse_replacing_what_is_no_report(paths: list[str]) -> None:
+    """--report may replace an earlier report of gsg validate (of any format), never another existing file:
+    `--report json=README.md` replaced the readme, exit 0. Checked after a file the run reads is refused (the more
+    telling line), before anything is written."""
+    from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
+
+    for path in paths:
+        if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
+            continue
+        try:
+            with open_regular(path) as handle:
+                head = handle.read(REPORT_HEAD_BYTES).decode("utf-8", "replace").removeprefix("\ufeff")
+        except (Unreadable, OSError):
+            head = None
+        if head is None or not _EARLIER_REPORT.search(head):
+            raise GsgError("exists and is not a gsg validate report; refusing to overwrite it (remove it or write "
+                           "the report elsewhere); nothing written", where=path)
 
 
 def run(opts: ValidateOptions) -> int:
@@ -110,6 +141,7 @@ def run(opts: ValidateOptions) -> int:
     if extra_reports:
         refuse_overwriting_inputs([("--report", path) for _, path in extra_reports], wiring.files_a_run_reads(
             specs, [d.file for d in docs] + list(comments), opts.fleet, opts.sources.overlay, renderer))
+        refuse_replacing_what_is_no_report([path for _, path in extra_reports])
         write_all_atomic([(path, scrub(REPORTERS[fmt](report, fail_level=opts.fail_level), known_secrets() + secrets))
                           for fmt, path in extra_reports])
     note(summary_line(report), secrets)

@@ -186,15 +186,63 @@ def _url_parts(url: str) -> tuple[str, str, str]:
     return lead + authority + rest[:start], rest[start:end], rest[end:]
 
 
+def _not_a_host(authority: str) -> bool:
+    """Whether an authority without user info cannot be `host[:port]`: empty, no host before its ':', or a port
+    that is no number (`admin:p` of `https://admin:p#ss@h/`). A bracketed IPv6 host is left to the URL check."""
+    if authority.startswith("["):
+        return False
+    host, colon, port = authority.rpartition(":")
+    if not colon:
+        return not authority
+    return not host or bool(port) and not (port.isascii() and port.isdigit())
+
+
+def _misplaced_at(authority: str, rest: str) -> int | None:
+    """Where in `rest` user info ends that was typed with an unencoded '/', '?' or '#' in its password (or name),
+    which then ends the authority early: `https://admin:p#ss@h/`, `https://admin:1234?5678@h/`, `https://#:pw@h/`.
+    Such an '@' is the first one of `rest`, with no '=' before it (`?email=a@b` is a query value), and either a
+    '?' or '#' before it or an authority that is no host[:port]; the user info then runs to the last '@' before
+    the next '/', '?' or '#'. An '@' in the path of a well-formed authority (`http://h/models/x@v1`) is a path;
+    so is `https://admin:1234/5678@h/`, which no reading can tell from one. None when there is no such '@'."""
+    if "@" in authority:
+        return None
+    at = rest.find("@")
+    if at < 0 or "=" in rest[:at]:
+        return None
+    if not (_not_a_host(authority) or "?" in rest[:at] or "#" in rest[:at]):
+        return None
+    end = min([k for k in (rest.find(c, at) for c in "/?#") if k >= 0] or [len(rest)])
+    return rest.rfind("@", 0, end)
+
+
+def _user_info_parts(url: str) -> tuple[str, str, str, str]:
+    """(scheme and '//', user info, host[:port], the rest) of a URL, user info typed with an unencoded '/', '?'
+    or '#' included (_misplaced_at)."""
+    lead, authority, rest = _url_parts(url)
+    at = _misplaced_at(authority, rest)
+    if at is not None:
+        user_info, tail = authority + rest[:at], rest[at + 1:]
+        cut = re.search(r"[/?#]", tail)
+        end = cut.start() if cut else len(tail)
+        return lead, user_info, tail[:end], tail[end:]
+    user_info, _, host = authority.rpartition("@")
+    return lead, user_info, host, rest
+
+
+def misplaced_user_info(url: str) -> bool:
+    """Whether the URL holds user info after a '/', '?' or '#' it meant as a password's character (see
+    _misplaced_at): a client reads another host (or none) from it, and its password as a port or a fragment."""
+    lead, authority, rest = _url_parts(url)
+    return _misplaced_at(authority, rest) is not None
+
+
 def mask_url(url: str) -> str:
     """The URL as gsg shows it anywhere: without user info (a password, or a token used as a user name), with
     the values of token-like query and fragment parameters and token path segments as ********. Never raises:
     a malformed URL is masked by the same reading (the authority runs to the first '/', '?' or '#', or holds
-    the '@' a malformed one has after a '/')."""
-    lead, authority, rest = _url_parts(url)
-    if "@" in authority:
-        authority = authority.rpartition("@")[2]
-    return lead + authority + _masked_rest(rest)
+    the '@' a malformed one has after a '/'; a password holding an unencoded '/', '?' or '#' is user info too)."""
+    lead, _, host, rest = _user_info_parts(url)
+    return lead + host + _masked_rest(rest)
 
 
 def url_secrets(url: str | None) -> list[str]:
@@ -202,12 +250,13 @@ def url_secrets(url: str | None) -> list[str]:
     that echoes them outside the URL."""
     if not url:
         return []
-    _, authority, rest = _url_parts(url)
+    _, user_info, _, rest = _user_info_parts(url)
     found: list[str] = []
-    user_info = authority.rpartition("@")[0]
     if user_info:
         user, colon, password = user_info.partition(":")
         found += [percent_decoded(password), password]
+        # a password with an unencoded '/', '?' or '#': a client that split the URL there echoes its pieces
+        found += [piece for piece in re.split(r"[/?#]", password) if len(piece) >= 4 and piece != password]
         # a user name beside a password is a name ("admin" masked would hide that word everywhere); alone and
         # long or token-shaped it is the credential (https://ghp_...@github.com)
         if not colon and (len(user) >= 16 or _looks_like_token(percent_decoded(user))):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from gpustack_guard.core.secrets import mask_url
+from gpustack_guard.core.secrets import mask_url, misplaced_user_info
 
 SCHEMES = ("http", "https")
 MAX_URL_CHARS = 2048  # past this it is not an endpoint someone typed; servers refuse such request lines anyway
@@ -31,6 +31,9 @@ def url_problem(url: str) -> str | None:
         return "has no scheme: write http://HOST[:PORT] or https://HOST[:PORT]"
     if scheme.group(1).lower() not in SCHEMES:
         return f"has the scheme '{scheme.group(1)}': gsg speaks http:// and https:// only"
+    if misplaced_user_info(url):  # before the host and port: read here, a password's piece is the port echoed
+        return ("has user info after a '/', '?' or '#' (a password or user name holding one): percent-encode it "
+                "there (%2F, %3F, %23)")
     authority = re.split(r"[/?#]", url[scheme.end():], maxsplit=1)[0].rpartition("@")[2]
     host, port = _host_and_port(authority)
     if not host:

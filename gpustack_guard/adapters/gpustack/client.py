@@ -29,9 +29,11 @@ import httpx
 
 from gpustack_guard.adapters.gpustack.transport import (
     ACCEPT_ENCODING,
+    BAD_LOCATION,
     BadEncoding,
     BodyTooLarge,
     RequestDeadlinePassed,
+    bad_location,
     decoder_for,
     install_deadlines,
     printable,
@@ -302,6 +304,9 @@ class GPUStackClient:
                 raise ApiError(method, path, self._deadline_text(deadline, now)) from None
             raise ApiError(method, path, f"timed out after {self.timeout}s waiting for the server") from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            if bad_location(exc):  # an answer (a 3xx), before any body: not retried, its Location not echoed
+                raise ApiError(method, path, f"{BAD_LOCATION}: not an API answer (a login page or proxy? point "
+                                             "--server at the GPUStack server itself)") from None
             if progress.started:
                 return progress.stopped(STOPPED_BROKEN)
             if _HEADER_BLOCK_OVERFLOW in str(exc):  # h11's bound on the status line and headers, as httpcore sets it

@@ -190,6 +190,19 @@ class BadEncoding(Exception):
         self.message = message
 
 
+# httpx builds the next request of every 3xx that has a Location, followed or not, and when the Location is no URL it
+# raises RemoteProtocolError quoting the part it could not read ("Invalid port: 'hunter2'": a login redirect's URL
+# whose password holds an unencoded '#' or '/'). Told apart by httpx's text (_client.py, _redirect_url, 0.27-0.29),
+# never shown: it is a redirect, not a broken connection or another protocol, and its text may hold a password.
+_BAD_LOCATION = "Invalid URL in location header"
+BAD_LOCATION = "a redirect to a Location that is no URL (not followed; its text not shown)"
+
+
+def bad_location(exc: BaseException) -> bool:
+    """Whether httpx refused a redirect's Location as no URL (see _BAD_LOCATION)."""
+    return isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(_BAD_LOCATION)
+
+
 def printable(text: str, limit: int = 40) -> str:
     """Server text for a message: printable ASCII only, cut to `limit`."""
     return re.sub(r"[^\x20-\x7e]", "?", text[:limit])

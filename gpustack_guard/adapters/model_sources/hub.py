@@ -261,7 +261,10 @@ class HubFiles:
         except httpx.TimeoutException:
             raise HubError(f"hub lookup of {repo}/{filename}: no answer within {self._timeout:g} s") from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise HubError(f"hub lookup of {repo}/{filename} failed: {_one_line(exc)}") from None
+            from gpustack_guard.adapters.gpustack.transport import BAD_LOCATION, bad_location
+
+            why = BAD_LOCATION if bad_location(exc) else _one_line(exc)
+            raise HubError(f"hub lookup of {repo}/{filename} failed: {why}") from None
         meta = hub_response.headers if hub_response is not None else response.headers
         commit = meta.get("X-Repo-Commit")
         return _Answer(status=response.status_code, commit=commit if commit and is_commit(commit) else None,

@@ -17,6 +17,7 @@ from typing import Awaitable, Callable
 
 import httpx
 
+from gpustack_guard.adapters.gpustack.transport import BAD_LOCATION, bad_location
 from gpustack_guard.adapters.proxy_env import PROXY_ERRORS, proxy_problem
 from gpustack_guard.core.errors import GsgError
 from gpustack_guard.core.json_depth import nests_deeper
@@ -67,7 +68,7 @@ NOT_HTTP1 = "an answer that is no HTTP/1.1 (an HTTP/2-only server? gsg speaks HT
 # or another field, a prompt past its context, a URL that takes no POST): before, every round ran on them.
 FATAL_REASONS = (REFUSED, "HTTP 400", "HTTP 401", "HTTP 403", "HTTP 404", "HTTP 405", "HTTP 422", ERROR_ANSWER,
                  NOT_A_STREAM_HTML, NOT_STREAMED, COMPRESSED, LEGACY_COMPLETIONS, RESPONSES_API, OTHER_API,
-                 TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED, NOT_HTTP1) \
+                 TLS_UNTRUSTED, TLS_NO_HTTP1, TLS_FAILED, NOT_HTTP1, BAD_LOCATION) \
     + tuple(f"HTTP {status}: {REDIRECT}" for status in REDIRECT_CODES)
 MALFORMED = "malformed stream chunk"
 # finish reasons of a request the engine gave up on: vLLM's FINISH_REASON_STRINGS (vllm/v1/engine/__init__.py:
@@ -455,6 +456,16 @@ async def _read_events(response: httpx.Response, seen: _Deltas) -> str | None:
     return seen.end_event()  # a body may end without the empty line that ends its last event
 
 
+def _protocol_failure(exc: httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError, answered: bool) -> str:
+    """Why a request broke below HTTP: a 3xx whose Location httpx cannot read (an answer: its text not shown),
+    bytes that are no HTTP/1.1 status line (h11 says so; a close before any is "disconnected"), or a break."""
+    if bad_location(exc):
+        return BAD_LOCATION
+    if not answered and isinstance(exc, httpx.RemoteProtocolError) and not str(exc).startswith("Server disconnected"):
+        return NOT_HTTP1
+    return "stream broken"
+
+
 async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, origin: float,
                      timeout: float, clock: Callable[[], float] = time.perf_counter) -> RequestResult:
     """One streamed request; never raises for a server's fault, it returns the reason instead."""
@@ -500,15 +511,11 @@ async def stream_one(client: httpx.AsyncClient, target: Target, prompt: Prompt, 
             except httpx.ConnectError as exc:
                 return result(False, connect_failure(exc))
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-                if not answered and attempt < STALE_CONNECTION_RETRIES:
+                if not answered and attempt < STALE_CONNECTION_RETRIES and not bad_location(exc):
                     # closed as we reused it, before a byte of an answer: llama-server closes about one kept-alive
                     # connection in ten that way; the request was not served, so it goes again on a new connection
                     continue
-                # bytes that are no HTTP/1.1 status line (h11 says so); a close before any is "disconnected"
-                if not answered and isinstance(exc, httpx.RemoteProtocolError) \
-                        and not str(exc).startswith("Server disconnected"):
-                    return result(False, NOT_HTTP1)
-                return result(False, "stream broken")
+                return result(False, _protocol_failure(exc, answered))
             except httpx.HTTPError as exc:
                 return result(False, type(exc).__name__)
             return None

@@ -17,6 +17,7 @@ from typing import Callable, Mapping
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from gpustack_guard.adapters.gpustack.transport import BAD_LOCATION, bad_location
 from gpustack_guard.adapters.soak.load import connect_failure, raw_chunks, whole_answer_deadline
 from gpustack_guard.core.secrets import mask_url
 from gpustack_guard.core.soak.metrics import Normaliser, Sample, Snapshot, wanted
@@ -240,7 +241,7 @@ class Scraper:
         except httpx.ConnectError as exc:
             return f"{shown}: {connect_failure(exc)}"  # a TLS failure was 'ConnectError', as a refusal was
         except httpx.HTTPError as exc:
-            return f"{shown}: {type(exc).__name__}"
+            return f"{shown}: {BAD_LOCATION if bad_location(exc) else type(exc).__name__}"
         try:
             samples = parse_samples(body.decode("utf-8", errors="replace"), source)
         except MetricsRefused as exc:

@@ -13,6 +13,7 @@ from support.hub_cache import populate as populate_cache
 from test_resolver import QWEN_05B, gguf_bytes
 
 from gpustack_guard.adapters.files.output import err, known_secrets
+from gpustack_guard.adapters.model_sources.hub import HubError
 from gpustack_guard.adapters.model_sources.hub_cache import HubCache, hub_cache_root
 from gpustack_guard.adapters.model_sources.hub_token import HubToken, hub_token, token_path
 from gpustack_guard.adapters.model_sources.resolver import FactsResolver
@@ -232,6 +233,18 @@ def test_token_follows_a_renamed_repos_redirect_on_the_hub_host(tmp_path):
     new = respx.get(resolve_url("config.json", repo="acme/renamed")).mock(return_value=answer(OLD, CONFIG))
     resolver(tmp_path, hf_token=TOKEN).hub.text(REPO, "config.json")
     assert [r.calls[0].request.headers["Authorization"] for r in (old, new)] == [f"Bearer {TOKEN}"] * 2
+
+
+@respx.mock
+def test_a_redirect_whose_location_is_no_url_fails_the_lookup_without_quoting_it(tmp_path):
+    """httpx quoted the part of the Location it could not read ("Invalid port: 'hunter2'": a password with an
+    unencoded '#'); the lookup's failure names the redirect instead."""
+    respx.get(resolve_url("config.json")).mock(return_value=httpx.Response(
+        302, headers={"Location": "https://bob:hunter2#x@cdn.test/signed"}))
+    with pytest.raises(HubError) as exc:
+        resolver(tmp_path, hf_token=TOKEN).hub.text(REPO, "config.json")
+    assert str(exc.value) == (f"hub lookup of {REPO}/config.json failed: a redirect to a Location that is no URL "
+                              "(not followed; its text not shown)")
 
 
 # --- moving and pinned revisions ---------------------------------------------------------------------------------
