@@ -602,8 +602,12 @@ def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], state: _E
     return other_release or bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
-# llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
-_LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host)$")
+# llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device. Metal's
+# default buffer type is "MTL<i>" where the device shares the host's memory and "MTL<i>_Private" where it does not
+# (ggml/src/ggml-metal/ggml-metal.cpp@0c1e57098, llama-cpp-python 0.3.36: use_shared_buffers is has_unified_memory,
+# so an Intel Mac's discrete Radeon, or GGML_METAL_SHARED_BUFFERS_DISABLE, prints "MTL0_Private KV buffer size");
+# weights mapped from the file are "MTL<i>_Mapped". All three are the one device MTL<i>.
+_LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host|Private)$")
 _UNINDEXED_SPLIT = re.compile(r"[A-Za-z]+_Split$")  # "CUDA_Split", not "CUDA0_Split"
 
 

@@ -234,6 +234,41 @@ def test_the_rs_buffer_is_its_own_term_per_device():
     assert log.ranks["CPU"] == {"recurrent_state_bytes_per_gpu": round(16.75 * 1024 * 1024)}
 
 
+# Metal without shared buffers (ggml-metal.cpp@0c1e57098: use_shared_buffers is the device's unified memory): an
+# Intel Mac's discrete Radeon puts KV, RS and compute buffers in "MTL0_Private", the weights in "MTL0_Mapped" (or
+# "MTL0_Private" with --no-mmap); each is MTL0, the device whose free memory the load line gives. The KV line is a
+# public one (search-index file 61922646399: a MacBook Pro 2018's Radeon Pro 560X, 29/29 layers); the others are
+# built from the build's format strings (%12s model, %10s KV/RS/compute: a 12-character name is not padded)
+METAL_PRIVATE = [
+    "llama_model_load_from_file_impl: using device MTL0 (AMD Radeon Pro 560X) (unknown id) - 4080 MiB free",
+    "load_tensors: offloaded 29/29 layers to GPU",
+    "load_tensors:   CPU_Mapped model buffer size =   292.36 MiB",
+    "load_tensors:  MTL0_Mapped model buffer size =  1918.34 MiB",
+    "llama_kv_cache: MTL0_Private KV buffer size = 448.00 MiB",
+    "sched_reserve: MTL0_Private compute buffer size =   300.75 MiB",
+    "sched_reserve:        CPU compute buffer size =    40.01 MiB",
+]
+
+
+def test_metals_private_buffers_are_the_metal_device():
+    log = read(METAL_PRIVATE)
+    assert log.binding_rank() == "MTL0"
+    assert log.ranks["MTL0"] == {P.FREE_BEFORE_LOAD: mib(4080), P.WEIGHTS: mib(1918.34), P.KV_CACHE: mib(448.0),
+                                 P.COMPUTE_BUFFER: mib(300.75)}
+    assert set(log.ranks) == {"MTL0", "CPU"}
+
+
+def test_a_no_mmap_metal_load_keeps_its_private_weights_and_recurrent_state_on_the_device():
+    # a public Qwen3.5-0.8B Q4_K_M run at 4,096 tokens with every buffer in MTL0_Private (search-index file
+    # 66909441714 quotes the four figures; the lines are built from the format strings)
+    log = read(["load_tensors: MTL0_Private model buffer size =   521.57 MiB",
+                "llama_kv_cache: MTL0_Private KV buffer size =    48.00 MiB",
+                "llama_memory_recurrent: MTL0_Private RS buffer size =    19.27 MiB",
+                "sched_reserve: MTL0_Private compute buffer size =    94.02 MiB"])
+    assert log.ranks == {"MTL0": {P.WEIGHTS: mib(521.57), P.KV_CACHE: mib(48.0), P.RECURRENT_STATE: mib(19.27),
+                                  P.COMPUTE_BUFFER: mib(94.02)}}
+
+
 @pytest.mark.parametrize("line,quantization", [
     # print_info from 2025 (mainline b5622, ik_llama.cpp#514)
     ("print_info: file type   = Q4_K - Medium", "q4_k_m"),

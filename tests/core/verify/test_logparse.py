@@ -1584,6 +1584,8 @@ def test_a_long_line_is_read_for_arguments_only():
 @pytest.mark.parametrize("buffer,device", [
     ("CPU_Mapped", "CPU"), ("CPU_REPACK", "CPU"), ("CPU_AARCH64", "CPU"), ("CUDA_Host", "CPU"), ("CPU", "CPU"),
     ("CUDA0_Split", "CUDA0"), ("CUDA1", "CUDA1"), ("Metal_Mapped", "Metal"), ("ROCm0", "ROCm0"),
+    # Metal's buffer types (ggml-metal.cpp@0c1e57098): shared, private (no unified memory) and mapped, one device
+    ("MTL0", "MTL0"), ("MTL0_Private", "MTL0"), ("MTL0_Mapped", "MTL0"), ("MTL1_Private", "MTL1"),
 ])
 def test_a_llama_cpp_buffer_type_is_read_as_its_device(buffer, device):
     assert L.buffer_device(buffer) == device
