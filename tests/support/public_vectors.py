@@ -1301,6 +1301,16 @@ VECTORS = (
                "is not named (a 24 GB card assumed); ollama's vendored llama.cpp of January 2025 is not printed "
                "(llama_new_context_with_model's n_ctx_per_seq lines: b4400 assumed). KV exact; CUDA0's weights "
                "are 6.5 % under the log's (Q4_K_M's q6_K ffn_down in the last layers, not modelled per layer)"),
+    # -- round 31: llama.cpp logs (h-llogs31) -------------------------------------------------------------------
+    Vector("ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log", "microsoft/phi-4",
+           ("NVIDIA GeForce RTX 4060 Laptop GPU", "8188MiB"), "b4400", (), version_known=False, engine="llama.cpp",
+           why="search-index file 19699336111 (a public notebook of 2025-01-10, repository not named): ollama 0.5's "
+               "cuda_v12 runner imports microsoft/phi-4's Q4_K_M GGUF (the log's file type) on an RTX 4060 Laptop "
+               "GPU (the device line; 8 GB), --ctx-size 2048 --n-gpu-layers 29 --no-mmap --parallel 1 (the "
+               "runner's own command line): 29 of 40 layers' KV on CUDA0 (290 MiB), the output and 11 layers on "
+               "the host. ollama's vendored llama.cpp is not printed (llama_new_context_with_model's n_ctx_per_seq "
+               "lines of January 2025: b4400 assumed); the GGUF's sliding_window 0 fails an assertion after the "
+               "KV buffers (not memory)"),
     # -- round 29: public vLLM starts of 0.20 to 0.27 ------------------------------------------------------------
     Vector("v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False,
            why="ray-project/ray PR #65486 (turn 15, 2026-08-19): Ray Serve LLM's replica runs vLLM 0.26.0 with "

@@ -941,6 +941,13 @@ CASES = [
     ("llama.cpp/ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(4168.09), P.KV_CACHE: mib(224.0), P.COMPUTE_BUFFER: mib(304.0), P.LAYERS_OFFLOADED: 29,
       P.LAYERS_TOTAL: 29, P.SEQUENCES: 1, P.KV_TOKENS: 4096}),
+    # ollama 0.5's runner (January 2025): the runner's --n-gpu-layers 29 of 41, --no-mmap's CUDA_Host weights on
+    # the CPU, the KV split 29/11 layers between CUDA0 and the CPU; phi-4's imported GGUF (sliding_window 0) then
+    # fails an assertion after the KV buffers, which is no memory failure
+    ("llama.cpp/ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log", None, False, 'engine-error',
+     'CUDA0', 0,
+     {P.FREE_BEFORE_LOAD: mib(7099), P.WEIGHTS: mib(5731.89), P.KV_CACHE: mib(290.0), P.LAYERS_OFFLOADED: 29,
+      P.LAYERS_TOTAL: 41, P.KV_TOKENS: 2048}),
     # sched_reserve's compute lines (a source build of late 2026)
     ("llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(2375.91), P.KV_CACHE: mib(1152.0), P.COMPUTE_BUFFER: mib(85.01), P.LAYERS_OFFLOADED: 37,
@@ -1187,7 +1194,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 63}
+    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 64}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
