@@ -391,6 +391,10 @@ class _EngineState:
     # another process's list.
     gpu_backend: str = "CUDA"
     device_totals: dict[str, Number] = field(default_factory=dict)
+    # llama.cpp's vision projector (--mmproj): the device its CLIP backend line named, and whether the lines since
+    # are the projector's (its load and warm-up) rather than the text model's: a refused reserve there is its own
+    projector: str | None = None
+    in_projector: bool = False
     # llama.cpp's --split-mode tensor: the GPUs its Meta device joins, as listed before the model loads (kept over a
     # restart like the device list: the load line that restarts comes after them)
     meta_members: list[str] = field(default_factory=list)
@@ -420,6 +424,7 @@ class _EngineState:
         self.split_weights = (0, 0)
         self.loaded_files = set()
         self.pre_load, self.pre_load_gpu = {}, None
+        self.projector, self.in_projector = None, False
         self.start_ups += 1
 
     def is_draft_line(self, pattern: P.Pattern, rank: str, groups: dict[str, str | None]) -> bool:
@@ -617,6 +622,21 @@ def buffer_device(name: str) -> str:
     if name.endswith("_Host"):
         return "CPU"
     return _LLAMACPP_BUFFER_KIND.sub("", name)
+
+
+_UNINDEXED_BACKEND = re.compile(r"[A-Za-z]+$")
+
+
+def _projector_device(name: str, state: _EngineState) -> str:
+    """The device a CLIP backend line names: tools/mtmd/clip.cpp prints the backend's own name (CUDA0, Vulkan1,
+    MTL0, CPU); the llava builds print the backend kind, and their CUDA (and HIP) backend is device 0
+    (examples/llava/clip.cpp@0.2.85: ggml_backend_cuda_init(0)), named as ggml_cuda_init's header names the build's
+    devices (ROCm0 on a HIP build). Metal's buffers then carried no index."""
+    if name in ("CUDA", "ROCm", "MUSA"):
+        return f"{state.gpu_backend}0"
+    if name != "Metal" and name != "CPU" and _UNINDEXED_BACKEND.match(name):
+        return f"{name}0"
+    return buffer_device(name)
 
 
 # Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
@@ -887,7 +907,8 @@ class LogParser:
         log.matched.setdefault(pattern.id, self.lines)
         if _not_the_targets(state, pattern, groups, self.lines) or self._apply_text(log, pattern.kind, groups):
             return
-        if self._placement(state, pattern, groups) or _found_device(state, pattern, groups):
+        if self._placement(state, pattern, groups) or _found_device(state, pattern, groups) \
+                or self._projector(state, pattern, groups):
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -979,6 +1000,28 @@ class LogParser:
             state.pre_load.setdefault(rank, {}).update({term: figures[term] for term in terms if term in figures})
             if pattern.kind == "gpu-name":
                 state.pre_load_gpu = state.log.gpu_name
+
+    def _projector(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
+        """llama.cpp's vision projector (--mmproj): its backend line, weights and compute buffer, each the CLIP
+        context's on the device the backend line named. True when the line is one of them; a text model's buffer,
+        context or load line after it ends the projector's lines (llava builds load the CLIP model first)."""
+        if pattern.kind != "projector":
+            if pattern.kind in ("buffer", "context") or pattern.id == P.LLAMACPP_LOAD_LINE:
+                state.in_projector = False
+            return False
+        if pattern.id == "llamacpp-projector-device":
+            state.projector, state.in_projector = _projector_device(groups["projector"] or "", state), True
+            return True
+        device = groups.get("device")
+        rank = buffer_device(device) if device else state.projector
+        if rank is None:  # a figure without the backend line that names its device (an excerpt): not placed
+            return True
+        if rank not in state.log.ranks and len(state.log.ranks) >= MAX_RANKS:
+            self.rank_overflow = True
+            return True
+        state.pending_refusal = None
+        self._read_terms(state.log, pattern, groups, rank, pooled=False)
+        return True
 
     def _placement(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
         """Lines that say where llama.cpp's (or ollama's) weights went rather than give a device's own figure:
@@ -1075,7 +1118,8 @@ class LogParser:
             return
         if pattern.id == "llamacpp-refused-compute":
             state.pending_refusal = None
-            self._book_refusal(state, buffer_device(groups["device"] or ""), P.COMPUTE_BUFFER, int(value), self.lines)
+            term = P.PROJECTOR_COMPUTE if state.in_projector else P.COMPUTE_BUFFER  # the CLIP warm-up's reserve
+            self._book_refusal(state, buffer_device(groups["device"] or ""), term, int(value), self.lines)
             return
         device = groups.get("device")
         state.pending_refusal = (buffer_device(device) if device else f"#{groups['index']}", int(value), self.lines)
@@ -1086,7 +1130,7 @@ class LogParser:
             self.rank_overflow = True
             return
         terms = log.ranks.setdefault(rank, {})
-        if term == P.COMPUTE_BUFFER:  # the reserve sizes the whole buffer: a second refusal replaces the first
+        if term in (P.COMPUTE_BUFFER, P.PROJECTOR_COMPUTE):  # a reserve sizes the whole buffer: a second replaces
             terms[term] = value
         else:  # the caches allocated before it on this device (iSWA's other cache) add up with it
             terms[term] = terms.get(term, 0) + value
@@ -1250,8 +1294,16 @@ class LogParser:
         log.notes.extend(self._wrapping_notes())
         if log is best.log:
             log.notes.extend(_llamacpp_notes(best))
+            projector = {rank: terms for rank, terms in log.gpu_ranks().items()
+                         if P.PROJECTOR_WEIGHTS in terms or P.PROJECTOR_COMPUTE in terms}
+            for rank, terms in projector.items():
+                log.notes.append(f"{rank} holds the vision projector (--mmproj): "
+                                 f"{terms.get(P.PROJECTOR_WEIGHTS, 0) / P.MiB:,.2f} MiB of weights and "
+                                 f"{terms.get(P.PROJECTOR_COMPUTE, 0) / P.MiB:,.2f} MiB of compute buffer beside the "
+                                 "text model's; gsg's llama.cpp estimate does not size a projector")
             for line, rank, term, value in best.refused:
-                what = "compute buffer" if term == P.COMPUTE_BUFFER else "KV buffer"
+                what = {P.COMPUTE_BUFFER: "compute buffer", P.PROJECTOR_COMPUTE: "vision projector's compute "
+                        "buffer"}.get(term, "KV buffer")
                 log.notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the "
                                  "figure the device needed, not one it held)")
         return log

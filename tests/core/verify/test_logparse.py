@@ -991,11 +991,13 @@ CASES = [
     ("llama.cpp/vulkan-60-layer-q8-k-init-allocation-limit.log", None, False, 'out-of-memory', 'Vulkan0', 0,
      {P.KV_CACHE: mib(13800), P.COMPUTE_BUFFER: 2166360064}),
     # an MTP image of May 2026: its build_info count (b484) is no llama.cpp build; the MTP draft context after the
-    # target's (KV 272 MiB, compute 495 MiB) is not read, so the figures are the target's
+    # target's (KV 272 MiB, compute 495 MiB) is not read, so the figures are the target's; its mmproj-BF16 on CUDA0
+    # (clip_ctx's backend line) is the projector's own pair of terms
     ("llama.cpp/qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log", None, True, None, 'CUDA0', 0,
      {P.GPU_MEMORY: mib(32606), P.FREE_AT_FIT: mib(30330), P.FREE_BEFORE_LOAD: mib(30930), P.WEIGHTS: mib(16386.94),
       P.KV_CACHE: mib(4352), P.RECURRENT_STATE: mib(598.5), P.COMPUTE_BUFFER: mib(495), P.LAYERS_OFFLOADED: 66,
-      P.LAYERS_TOTAL: 66, P.SEQUENCES: 4, P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
+      P.LAYERS_TOTAL: 66, P.SEQUENCES: 4, P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1,
+      P.PROJECTOR_WEIGHTS: mib(887.99), P.PROJECTOR_COMPUTE: mib(248.10)}),
     # -sm row in a 2024-worded build (ik_llama.cpp): "CUDA_Split" is the split over all four GPUs, not a device
     # (it was read as a device "CUDA" holding 63 GiB, the binding one); the KV cache and compute sit on CUDA0
     ("llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log", None, True, None, 'CUDA0', 0,
