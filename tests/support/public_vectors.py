@@ -1322,6 +1322,10 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log": "search-index file 19445609683: "
+        "llamafile's llava-v1.5-7b on a GitHub Codespace without a GPU: every buffer is the CPU's, so no GPU "
+        "memory to hold an estimate against; its build record is llamafile's fixed pair (1500, a30b324), not the "
+        "build, and its CLIP projector (169.18 MiB, 32.89 MiB of compute) is read apart from the text model",
     "vllm/v1-0.13.0-nv26.01-qwen3-30b-a3b-fp8-gb10-gmu030.log": "round 30, index file id 55144767765: "
         "Qwen/Qwen3-30B-A3B-FP8 at gmu 0.3, fp8 KV, 32,768 tokens on one GB10 under NVIDIA's 26.01 container (vLLM "
         "0.13.0+nv26.01). gsg books 5.74 GiB of pool where the log has 4.04 (+42 %): weights agree (29.04 GiB), so "

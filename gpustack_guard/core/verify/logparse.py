@@ -371,6 +371,7 @@ class _EngineState:
     # llama.cpp: a build count no build printing that line can have (P.LLAMACPP_BUILD_LINES_SINCE): (line, count,
     # the first build that printed the line)
     foreign_build: tuple[int, str, int] | None = None
+    llamafile_build: int = 0  # llama.cpp: the line printing llamafile's fixed build pair (P.LLAMAFILE_FIXED_BUILD)
     # ollama's last memory summary (P.OLLAMA_LAYOUT): device -> figures, and its load request's engine figures
     layout: dict[str, dict[str, Number]] = field(default_factory=dict)
     layout_engine: dict[str, Number] = field(default_factory=dict)
@@ -420,6 +421,7 @@ class _EngineState:
         self.draft_ranks = set()
         self.draft_line = 0
         self.foreign_build = None
+        self.llamafile_build = 0
         self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
         self.split_weights = (0, 0)
         self.loaded_files = set()
@@ -458,6 +460,10 @@ def _not_the_targets(state: _EngineState, pattern: P.Pattern, groups: dict[str, 
     if state.draft_line and pattern.engine == P.LLAMACPP and (
             pattern.kind in P.LLAMACPP_DRAFT_KINDS or pattern.id in P.LLAMACPP_DRAFT_ROWS):
         return True
+    if pattern.engine == P.LLAMACPP and pattern.kind == "version" \
+            and (groups.get("version"), groups.get("commit")) == P.LLAMAFILE_FIXED_BUILD:
+        state.llamafile_build = state.llamafile_build or line
+        return True
     since = P.LLAMACPP_BUILD_LINES_SINCE.get(pattern.id)
     if since and int(groups["version"] or 0) < since:
         state.foreign_build = state.foreign_build or (line, groups["version"] or "", since)
@@ -472,6 +478,11 @@ def _llamacpp_notes(state: _EngineState) -> list[str]:
         line, count, since = state.foreign_build
         notes.append(f"line {line:,}: the build line's b{count} is below b{since}, the first build that prints the "
                      "line: a partial clone's own count, not llama.cpp's build, so the build is not known from it")
+    if state.llamafile_build:
+        notes.append(f"line {state.llamafile_build:,}: build {P.LLAMAFILE_FIXED_BUILD[0]} "
+                     f"({P.LLAMAFILE_FIXED_BUILD[1]}) is the pair llamafile prints for any llama.cpp it carries "
+                     "(llama.cpp/build-info.cpp, unchanged since November 2023), not the build: give "
+                     "--backend-version")
     if state.draft_line:
         notes.append(f"line {state.draft_line:,}: a speculative draft (an MTP context or a draft model) begins: its "
                      "context and buffers after it were not read; the figures are the target's, and gsg's estimate "
@@ -811,7 +822,9 @@ class LogParser:
         self.cri.pieces.clear()
 
     def _read(self, joined: str) -> None:
-        text = unwrap_record(joined)
+        # a terminal's raw escapes are no character of a record (JSON has no raw control characters): taken off
+        # first, so llama-server's JSON record reads under a coloured or redrawn terminal too
+        text = unwrap_record(_ANSI.sub("", joined) if "\x1b" in joined else joined)
         # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
         # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap;
         # a record's message may hold several lines (a traceback in one JSON record)

@@ -972,10 +972,17 @@ LLAMACPP_SERVER_BUILD = "llamacpp-server-build"
 # first build printing it came after b500
 LLAMACPP_SERVER_BUILD_RECORD_SINCE = 501
 
+# llamafile prints llama.cpp's build number and commit from a file written once, when it first vendored llama.cpp
+# (llama.cpp/build-info.cpp: LLAMA_BUILD_NUMBER = 1500, LLAMA_COMMIT = "a30b324", unchanged from b9fcc21 of
+# 2023-11-15 to 6b46419, mozilla-ai/llamafile), whatever llama.cpp a release carries: its "main: build = 1500
+# (a30b324)" and the server's "build info" record name no build (a llava run of October 2024 prints the pair over
+# n_ubatch and flash_attn lines of mid-2024 builds, search-index file 19445609683)
+LLAMAFILE_FIXED_BUILD = ("1500", "a30b324")
+
 # A build count is read up to nine digits (b9999 is 2026's): a longer run of digits is no build, and int() of one past
 # Python's 4,300-digit limit raised (logparse compares the count with LLAMACPP_BUILD_LINES_SINCE)
 LLAMACPP_PATTERNS = (
-    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d{1,9}) \(",
+    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d{1,9}) \((?P<commit>[0-9a-f]*)",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
     # before common's logger was rewritten (autumn 2024) each example printed its build as "<func>: build = N (commit)"
@@ -983,11 +990,11 @@ LLAMACPP_PATTERNS = (
     # info" record: JSON by default (log_records reads it in its text form), "--log-format text" from early 2024 (the
     # form ollama's runner printed)
     _p("llamacpp-build-examples", LLAMACPP, "mid 2023 to autumn 2024 (the examples' own build line)",
-       r"\b\w+: build = (?P<version>\d{1,9}) \([0-9a-f]+\)",
+       r"\b\w+: build = (?P<version>\d{1,9}) \((?P<commit>[0-9a-f]+)\)",
        "main: build = 2477 (f9c7ba34)", "llama.cpp#6184 (b2477's main); llama.cpp#3764's era", kind="version"),
     _p(LLAMACPP_SERVER_BUILD, LLAMACPP, "summer 2023 to autumn 2024 (llama-server's JSON log, then also --log-format "
        "text; ollama's runner until its Go runner)",
-       r"\bbuild info \| build=(?P<version>\d{1,9}) commit=",
+       r"\bbuild info \| build=(?P<version>\d{1,9}) commit=\"?(?P<commit>[0-9a-f]*)",
        'INFO [main] build info | build=3871 commit="f37ceeaa" tid="0x1f9bab240" timestamp=1731010169',
        "search-index file 9000643546 (an ollama log of 2024-11); search-index file 21652681191 (ollama's build=10); "
        "llama.cpp PR #4620 (b1702's JSON record)", kind="version"),

@@ -364,3 +364,33 @@ def test_kv_size_gives_the_cells_and_so_the_context_to_rebuild(line):
 
 def test_a_kv_size_inside_another_word_is_not_the_caches():
     assert P.KV_TOKENS not in read(["llama_kv_cache_reinit: kv_size = 4096, offload = 1"]).engine_terms
+
+
+# llamafile's build pair: llama.cpp/build-info.cpp (mozilla-ai/llamafile, unchanged from b9fcc21 of 2023-11-15 to
+# 6b46419) holds LLAMA_BUILD_NUMBER 1500 and LLAMA_COMMIT "a30b324" for every llama.cpp a release vendors; its main
+# prints "%s: build = %d (%s)" and its server the "build info" record (search-index file 19445609683: the JSON form,
+# over n_ubatch and flash_attn lines of mid-2024 builds)
+@pytest.mark.parametrize("line", [
+    "main: build = 1500 (a30b324)",
+    '{"build":1500,"commit":"a30b324","function":"server_cli","level":"INFO","line":2869,"msg":"build info",'
+    '"tid":"10437056","timestamp":1729847059}',
+    "build: 1500 (a30b324) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+])
+def test_llamafiles_fixed_build_pair_is_no_build(line):
+    log = read([line, "llama_kv_cache_init:        CPU KV buffer size =  1024.00 MiB"])
+    assert log.engine_version is None
+    assert log.notes == ["line 1: build 1500 (a30b324) is the pair llamafile prints for any llama.cpp it carries "
+                         "(llama.cpp/build-info.cpp, unchanged since November 2023), not the build: give "
+                         "--backend-version"]
+
+
+@pytest.mark.parametrize("line,version", [
+    # the same count with another commit, and another count of the same forms, are builds
+    ("main: build = 1500 (ff3bad83)", "1500"),
+    ("main: build = 2477 (f9c7ba34)", "2477"),
+    ('{"build":1702,"commit":"6f35a4a","function":"main","level":"INFO","line":2600,"msg":"build info"}', "1702"),
+    ("build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "6945"),
+])
+def test_other_build_lines_are_read(line, version):
+    log = read([line])
+    assert (log.engine_version, log.notes) == (version, [])

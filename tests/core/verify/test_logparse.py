@@ -948,6 +948,11 @@ CASES = [
      'CUDA0', 0,
      {P.FREE_BEFORE_LOAD: mib(7099), P.WEIGHTS: mib(5731.89), P.KV_CACHE: mib(290.0), P.LAYERS_OFFLOADED: 29,
       P.LAYERS_TOTAL: 41, P.KV_TOKENS: 2048}),
+    # llamafile's llava of October 2024 on a CPU: its build record is llamafile's fixed pair, not the build (no
+    # version); the llava build loads the CLIP projector first ("MB" figures) and its two terms stay the projector's
+    ("llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log", None, True, None, 'CPU', 0,
+     {P.PROJECTOR_WEIGHTS: mib(169.18), P.PROJECTOR_COMPUTE: mib(32.89), P.WEIGHTS: mib(3891.24),
+      P.KV_CACHE: mib(1024), P.COMPUTE_BUFFER: mib(164.01), P.KV_TOKENS: 2048}),
     # sched_reserve's compute lines (a source build of late 2026)
     ("llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(2375.91), P.KV_CACHE: mib(1152.0), P.COMPUTE_BUFFER: mib(85.01), P.LAYERS_OFFLOADED: 37,
@@ -1196,7 +1201,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 64}
+    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 65}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
