@@ -1322,6 +1322,10 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "llama.cpp/qwen36-mmproj-q8-p100-no-fa-clip-warmup-compute-oom.log": "search-index file 58091952734: the "
+        "vision projector's lines alone (a Qwen3.6 mmproj-Q8_0 on a Tesla P100, flash attention off): the text model "
+        "is not quoted and gsg's llama.cpp estimate does not size a projector (its refused 4,657.81 MiB warm-up "
+        "reserve is read as the projector's compute buffer, not the text model's)",
     "llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log": "search-index file 19445609683: "
         "llamafile's llava-v1.5-7b on a GitHub Codespace without a GPU: every buffer is the CPU's, so no GPU "
         "memory to hold an estimate against; its build record is llamafile's fixed pair (1500, a30b324), not the "

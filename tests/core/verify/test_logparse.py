@@ -953,6 +953,10 @@ CASES = [
     ("llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log", None, True, None, 'CPU', 0,
      {P.PROJECTOR_WEIGHTS: mib(169.18), P.PROJECTOR_COMPUTE: mib(32.89), P.WEIGHTS: mib(3891.24),
       P.KV_CACHE: mib(1024), P.COMPUTE_BUFFER: mib(164.01), P.KV_TOKENS: 2048}),
+    # the vision projector's warm-up refused on a P100 (flash attention off): the refused reserve is the projector's
+    # compute buffer, not a text model's
+    ("llama.cpp/qwen36-mmproj-q8-p100-no-fa-clip-warmup-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
+     {P.PROJECTOR_WEIGHTS: mib(613.14), P.PROJECTOR_COMPUTE: 4_884_066_560}),
     # sched_reserve's compute lines (a source build of late 2026)
     ("llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(2375.91), P.KV_CACHE: mib(1152.0), P.COMPUTE_BUFFER: mib(85.01), P.LAYERS_OFFLOADED: 37,
@@ -1201,7 +1205,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 65}
+    assert counts == {"vllm": 171, "sglang": 69, "llama.cpp": 66}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
