@@ -108,7 +108,12 @@ def test_every_verdict_is_the_engines(outcomes):
 
 def test_a_log_that_stops_early_is_not_judged_but_its_deployment_is(outcomes):
     early = {o.vector.key: o.estimated_verdict for o in outcomes if not o.verdict_scored}
-    assert len(early) == 26
+    assert len(early) == 27
+    # ollama 0.5's phi-4 runner (29 of 41 layers on an 8 GB laptop card) died of an assertion after its KV buffers:
+    # the estimate sizes CUDA0's 29 layers of KV exactly (2,048 cells x 10 heads x 128 x 2 x 2 B a layer)
+    assert early["llama.cpp/ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log"] == "fits"
+    phi4 = by_log(outcomes, "llama.cpp/ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log")
+    assert phi4.estimated["kv_cache_bytes_per_gpu"] == 29 * 2048 * 1280 * 2 * 2 == phi4.observed_kv
     # a 0.14.0 LoRA start-up that died of a PTX toolchain error in graph capture: no memory verdict to hold
     assert early["vllm/v1-0.14.0-mistral-7b-lora-rtx-pro-6000-gmu095-4k-ptx-error.log"] == "fits"
     # llamafile#372: 3,946 MiB of f32 weights on a 4 GB GTX 1050 Ti, then the compute buffer: the thread's failure

@@ -1303,6 +1303,16 @@ VECTORS = (
                "is not named (a 24 GB card assumed); ollama's vendored llama.cpp of January 2025 is not printed "
                "(llama_new_context_with_model's n_ctx_per_seq lines: b4400 assumed). KV exact; CUDA0's weights "
                "are 6.5 % under the log's (Q4_K_M's q6_K ffn_down in the last layers, not modelled per layer)"),
+    # -- round 31: llama.cpp logs (h-llogs31) -------------------------------------------------------------------
+    Vector("ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log", "microsoft/phi-4",
+           ("NVIDIA GeForce RTX 4060 Laptop GPU", "8188MiB"), "b4400", (), version_known=False, engine="llama.cpp",
+           why="search-index file 19699336111 (a public notebook of 2025-01-10, repository not named): ollama 0.5's "
+               "cuda_v12 runner imports microsoft/phi-4's Q4_K_M GGUF (the log's file type) on an RTX 4060 Laptop "
+               "GPU (the device line; 8 GB), --ctx-size 2048 --n-gpu-layers 29 --no-mmap --parallel 1 (the "
+               "runner's own command line): 29 of 40 layers' KV on CUDA0 (290 MiB), the output and 11 layers on "
+               "the host. ollama's vendored llama.cpp is not printed (llama_new_context_with_model's n_ctx_per_seq "
+               "lines of January 2025: b4400 assumed); the GGUF's sliding_window 0 fails an assertion after the "
+               "KV buffers (not memory)"),
     # -- round 29: public vLLM starts of 0.20 to 0.27 ------------------------------------------------------------
     Vector("v1-0.26.0-qwen3-8b-ray-serve-80gb-131k.log", "Qwen/Qwen3-8B", H100, None, gpu_known=False,
            why="ray-project/ray PR #65486 (turn 15, 2026-08-19): Ray Serve LLM's replica runs vLLM 0.26.0 with "
@@ -1370,6 +1380,14 @@ VECTORS = (
 
 # Fixtures that are not vectors, each with the reason (a parse test still reads every one: tests/core/verify)
 EXCLUDED = {
+    "llama.cpp/qwen36-mmproj-q8-p100-no-fa-clip-warmup-compute-oom.log": "search-index file 58091952734: the "
+        "vision projector's lines alone (a Qwen3.6 mmproj-Q8_0 on a Tesla P100, flash attention off): the text model "
+        "is not quoted and gsg's llama.cpp estimate does not size a projector (its refused 4,657.81 MiB warm-up "
+        "reserve is read as the projector's compute buffer, not the text model's)",
+    "llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log": "search-index file 19445609683: "
+        "llamafile's llava-v1.5-7b on a GitHub Codespace without a GPU: every buffer is the CPU's, so no GPU "
+        "memory to hold an estimate against; its build record is llamafile's fixed pair (1500, a30b324), not the "
+        "build, and its CLIP projector (169.18 MiB, 32.89 MiB of compute) is read apart from the text model",
     "vllm/v1-0.13.0-nv26.01-qwen3-30b-a3b-fp8-gb10-gmu030.log": "round 30, index file id 55144767765: "
         "Qwen/Qwen3-30B-A3B-FP8 at gmu 0.3, fp8 KV, 32,768 tokens on one GB10 under NVIDIA's 26.01 container (vLLM "
         "0.13.0+nv26.01). gsg books 5.74 GiB of pool where the log has 4.04 (+42 %): weights agree (29.04 GiB), so "

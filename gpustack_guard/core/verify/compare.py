@@ -50,6 +50,8 @@ ROWS = (
     (P.MAMBA_SPECULATIVE, "mamba draft-token states (SGLang)", "bytes"),
     (P.MM_KV_RESERVE, "multimodal KV-budget reserve (SGLang)", "bytes"),
     (P.COMPUTE_BUFFER, "compute buffer", "bytes"),
+    (P.PROJECTOR_WEIGHTS, "vision projector weights (llama.cpp mmproj)", "bytes"),
+    (P.PROJECTOR_COMPUTE, "vision projector compute buffer (llama.cpp)", "bytes"),
     (P.KV_TOKENS, "KV capacity", "tokens"),
     (P.SAMPLER_WARMUP, "sampler warm-up", "bytes"),
     (P.MAX_MODEL_LEN, "max model length", "tokens"),

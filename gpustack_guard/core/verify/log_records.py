@@ -13,7 +13,9 @@ from typing import Iterable, Iterator
 # journalctl -o json `MESSAGE`, Loki's logcli jsonl `line`, slog's `msg`) and logfmt (`msg="..."`, quotes
 # escaped). The engine's line is the record's message; the first of these keys holding it is read.
 RECORD_KEYS = ("log", "message", "MESSAGE", "line", "msg")
-MAX_RECORD_NESTING = 2  # a record inside a record's message (fluent-bit reading docker's json-file)
+# a record inside a record's message (fluent-bit reading docker's json-file), and llama-server's own JSON record
+# inside those two
+MAX_RECORD_NESTING = 3
 LOGFMT_KEY_MAX_CHARS = 64  # a longer first word before "=" is an engine's own text, not a record's key
 _LOGFMT_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{0," + str(LOGFMT_KEY_MAX_CHARS - 1) + r'})=("(?:[^"\\]|\\.)*"'
                           r'|[^\s"]*)(?:[ \t]+|$)')
@@ -144,6 +146,10 @@ def unwrap_record(text: str) -> str:
 # read as `--log-format text` prints the same record, "build info | build=1702 commit=\"6f35a4a\"", so its figures are
 # read as that line's are; a shipper's record has no numeric "line"
 _LLAMA_SERVER_HEAD = ("tid", "timestamp", "level", "function", "line", "message", "msg")
+# A collector's prefix before such a record (`kubectl logs --timestamps`, `docker compose logs`, journald: at most
+# this many characters) is dropped with the record's own head: the record is llama-server's only if it has that head
+# (a line int, a function, a level), so an engine's own line with a brace in it is read as printed
+COLLECTOR_PREFIX_MAX_CHARS = 128
 
 
 def _llama_server_record(record: dict) -> str | None:
@@ -175,6 +181,17 @@ def _record_message(text: str) -> str | None:
             if isinstance(value, list) and value and all(type(b) is int and 0 <= b < 256 for b in value):
                 return bytes(value).decode("utf-8", errors="replace")
         return None
+    if stripped.endswith("}"):  # a prefix may hold braces of its own (logcli's labels): each one up to the limit
+        brace = stripped.find("{", 1, COLLECTOR_PREFIX_MAX_CHARS + 1)
+        while brace > 0:
+            try:
+                prefixed = json.loads(stripped[brace:])
+            except (ValueError, RecursionError):
+                prefixed = None
+            own = _llama_server_record(prefixed) if isinstance(prefixed, dict) else None
+            if own is not None:
+                return own
+            brace = stripped.find("{", brace + 1, COLLECTOR_PREFIX_MAX_CHARS + 1)
     if not stripped[:1].isalpha() or "=" not in stripped[:LOGFMT_KEY_MAX_CHARS + 1]:
         return None
     pairs: dict[str, str] = {}

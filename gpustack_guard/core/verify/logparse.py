@@ -376,6 +376,7 @@ class _EngineState:
     # llama.cpp: a build count no build printing that line can have (P.LLAMACPP_BUILD_LINES_SINCE): (line, count,
     # the first build that printed the line)
     foreign_build: tuple[int, str, int] | None = None
+    llamafile_build: int = 0  # llama.cpp: the line printing llamafile's fixed build pair (P.LLAMAFILE_FIXED_BUILD)
     # ollama's last memory summary (P.OLLAMA_LAYOUT): device -> figures, and its load request's engine figures
     layout: dict[str, dict[str, Number]] = field(default_factory=dict)
     layout_engine: dict[str, Number] = field(default_factory=dict)
@@ -396,6 +397,10 @@ class _EngineState:
     # another process's list.
     gpu_backend: str = "CUDA"
     device_totals: dict[str, Number] = field(default_factory=dict)
+    # llama.cpp's vision projector (--mmproj): the device its CLIP backend line named, and whether the lines since
+    # are the projector's (its load and warm-up) rather than the text model's: a refused reserve there is its own
+    projector: str | None = None
+    in_projector: bool = False
     # llama.cpp's --split-mode tensor: the GPUs its Meta device joins, as listed before the model loads (kept over a
     # restart like the device list: the load line that restarts comes after them)
     meta_members: list[str] = field(default_factory=list)
@@ -421,10 +426,12 @@ class _EngineState:
         self.draft_ranks = set()
         self.draft_line = 0
         self.foreign_build = None
+        self.llamafile_build = 0
         self.layout, self.layout_engine, self.layout_closed, self.layout_line = {}, {}, False, 0
         self.split_weights = (0, 0)
         self.loaded_files = set()
         self.pre_load, self.pre_load_gpu = {}, None
+        self.projector, self.in_projector = None, False
         self.start_ups += 1
 
     def is_draft_line(self, pattern: P.Pattern, rank: str, groups: dict[str, str | None]) -> bool:
@@ -458,6 +465,10 @@ def _not_the_targets(state: _EngineState, pattern: P.Pattern, groups: dict[str, 
     if state.draft_line and pattern.engine == P.LLAMACPP and (
             pattern.kind in P.LLAMACPP_DRAFT_KINDS or pattern.id in P.LLAMACPP_DRAFT_ROWS):
         return True
+    if pattern.engine == P.LLAMACPP and pattern.kind == "version" \
+            and (groups.get("version"), groups.get("commit")) == P.LLAMAFILE_FIXED_BUILD:
+        state.llamafile_build = state.llamafile_build or line
+        return True
     since = P.LLAMACPP_BUILD_LINES_SINCE.get(pattern.id)
     if since and int(groups["version"] or 0) < since:
         state.foreign_build = state.foreign_build or (line, groups["version"] or "", since)
@@ -472,6 +483,11 @@ def _llamacpp_notes(state: _EngineState) -> list[str]:
         line, count, since = state.foreign_build
         notes.append(f"line {line:,}: the build line's b{count} is below b{since}, the first build that prints the "
                      "line: a partial clone's own count, not llama.cpp's build, so the build is not known from it")
+    if state.llamafile_build:
+        notes.append(f"line {state.llamafile_build:,}: build {P.LLAMAFILE_FIXED_BUILD[0]} "
+                     f"({P.LLAMAFILE_FIXED_BUILD[1]}) is the pair llamafile prints for any llama.cpp it carries "
+                     "(llama.cpp/build-info.cpp, unchanged since November 2023), not the build: give "
+                     "--backend-version")
     if state.draft_line:
         notes.append(f"line {state.draft_line:,}: a speculative draft (an MTP context or a draft model) begins: its "
                      "context and buffers after it were not read; the figures are the target's, and gsg's estimate "
@@ -607,8 +623,12 @@ def _opens_start_up(pattern: P.Pattern, groups: dict[str, str | None], state: _E
     return other_release or bool(log.ranks or log.engine_terms or log.failure or log.started)
 
 
-# llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device.
-_LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host)$")
+# llama.cpp names a buffer by its buffer type: the device, then what kind of buffer it is on that device. Metal's
+# default buffer type is "MTL<i>" where the device shares the host's memory and "MTL<i>_Private" where it does not
+# (ggml/src/ggml-metal/ggml-metal.cpp@0c1e57098, llama-cpp-python 0.3.36: use_shared_buffers is has_unified_memory,
+# so an Intel Mac's discrete Radeon, or GGML_METAL_SHARED_BUFFERS_DISABLE, prints "MTL0_Private KV buffer size");
+# weights mapped from the file are "MTL<i>_Mapped". All three are the one device MTL<i>.
+_LLAMACPP_BUFFER_KIND = re.compile(r"_(?:Mapped|REPACK|Split|AARCH64|Host|Private)$")
 _UNINDEXED_SPLIT = re.compile(r"[A-Za-z]+_Split$")  # "CUDA_Split", not "CUDA0_Split"
 
 
@@ -618,6 +638,21 @@ def buffer_device(name: str) -> str:
     if name.endswith("_Host"):
         return "CPU"
     return _LLAMACPP_BUFFER_KIND.sub("", name)
+
+
+_UNINDEXED_BACKEND = re.compile(r"[A-Za-z]+$")
+
+
+def _projector_device(name: str, state: _EngineState) -> str:
+    """The device a CLIP backend line names: tools/mtmd/clip.cpp prints the backend's own name (CUDA0, Vulkan1,
+    MTL0, CPU); the llava builds print the backend kind, and their CUDA (and HIP) backend is device 0
+    (examples/llava/clip.cpp@0.2.85: ggml_backend_cuda_init(0)), named as ggml_cuda_init's header names the build's
+    devices (ROCm0 on a HIP build). Metal's buffers then carried no index."""
+    if name in ("CUDA", "ROCm", "MUSA"):
+        return f"{state.gpu_backend}0"
+    if name != "Metal" and name != "CPU" and _UNINDEXED_BACKEND.match(name):
+        return f"{name}0"
+    return buffer_device(name)
 
 
 # Ray's actor prefixes name the class: RayWorkerVllm (engine/ray_utils.py@v0.3.3), RayWorkerWrapper
@@ -792,7 +827,9 @@ class LogParser:
         self.cri.pieces.clear()
 
     def _read(self, joined: str) -> None:
-        text = unwrap_record(joined)
+        # a terminal's raw escapes are no character of a record (JSON has no raw control characters): taken off
+        # first, so llama-server's JSON record reads under a coloured or redrawn terminal too
+        text = unwrap_record(_ANSI.sub("", joined) if "\x1b" in joined else joined)
         # a carriage return inside a line is a terminal redraw (a progress bar) or a CRLF log joined with another:
         # each piece is a line of its own, so a figure after a progress bar is read and the bar's length is no cap;
         # a record's message may hold several lines (a traceback in one JSON record)
@@ -888,7 +925,8 @@ class LogParser:
         log.matched.setdefault(pattern.id, self.lines)
         if _not_the_targets(state, pattern, groups, self.lines) or self._apply_text(log, pattern.kind, groups):
             return
-        if self._placement(state, pattern, groups) or _found_device(state, pattern, groups):
+        if self._placement(state, pattern, groups) or _found_device(state, pattern, groups) \
+                or self._projector(state, pattern, groups):
             return
         if pattern.kind == "gpu-name":
             log.gpu_name = log.gpu_name or groups["name"].strip()
@@ -995,6 +1033,28 @@ class LogParser:
             if pattern.kind == "gpu-name":
                 state.pre_load_gpu = state.log.gpu_name
 
+    def _projector(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
+        """llama.cpp's vision projector (--mmproj): its backend line, weights and compute buffer, each the CLIP
+        context's on the device the backend line named. True when the line is one of them; a text model's buffer,
+        context or load line after it ends the projector's lines (llava builds load the CLIP model first)."""
+        if pattern.kind != "projector":
+            if pattern.kind in ("buffer", "context") or pattern.id == P.LLAMACPP_LOAD_LINE:
+                state.in_projector = False
+            return False
+        if pattern.id == "llamacpp-projector-device":
+            state.projector, state.in_projector = _projector_device(groups["projector"] or "", state), True
+            return True
+        device = groups.get("device")
+        rank = buffer_device(device) if device else state.projector
+        if rank is None:  # a figure without the backend line that names its device (an excerpt): not placed
+            return True
+        if rank not in state.log.ranks and len(state.log.ranks) >= MAX_RANKS:
+            self.rank_overflow = True
+            return True
+        state.pending_refusal = None
+        self._read_terms(state.log, pattern, groups, rank, pooled=False)
+        return True
+
     def _placement(self, state: _EngineState, pattern: P.Pattern, groups: dict[str, str | None]) -> bool:
         """Lines that say where llama.cpp's (or ollama's) weights went rather than give a device's own figure:
         ollama's summary, a buffer override, a row split. True when the line is read here and no further."""
@@ -1090,7 +1150,8 @@ class LogParser:
             return
         if pattern.id == "llamacpp-refused-compute":
             state.pending_refusal = None
-            self._book_refusal(state, buffer_device(groups["device"] or ""), P.COMPUTE_BUFFER, int(value), self.lines)
+            term = P.PROJECTOR_COMPUTE if state.in_projector else P.COMPUTE_BUFFER  # the CLIP warm-up's reserve
+            self._book_refusal(state, buffer_device(groups["device"] or ""), term, int(value), self.lines)
             return
         device = groups.get("device")
         state.pending_refusal = (buffer_device(device) if device else f"#{groups['index']}", int(value), self.lines)
@@ -1101,7 +1162,7 @@ class LogParser:
             self.rank_overflow = True
             return
         terms = log.ranks.setdefault(rank, {})
-        if term == P.COMPUTE_BUFFER:  # the reserve sizes the whole buffer: a second refusal replaces the first
+        if term in (P.COMPUTE_BUFFER, P.PROJECTOR_COMPUTE):  # a reserve sizes the whole buffer: a second replaces
             terms[term] = value
         else:  # the caches allocated before it on this device (iSWA's other cache) add up with it
             terms[term] = terms.get(term, 0) + value
@@ -1252,30 +1313,27 @@ class LogParser:
                              f"{given / P.GiB:,.2f} GiB across it, another process gave memory back (SGLang prints "
                              f"the free memory before less after), so it gives no {what} figure; its free memory "
                              "after is read")
-        if self.implausible_line:
-            log.notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
-                             "blocks) or not finite was not read (MAX_LOG_FIGURE)")
-        if self.cri.cut:
-            log.notes.append(f"a line joined from containerd's partial records was cut at {CRI_MAX_JOINED_CHARS:,} "
-                             "characters (CRI_MAX_JOINED_CHARS)")
-        if self.dumps_skipped:
-            log.notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
-                             "ones were not read (MAX_ARGUMENT_DUMPS)")
-        if log is best.log and best.after_served[0]:
-            log.notes.append(f"line {best.after_served[1]:,}: {best.after_served[0]:,} failure line(s) after the "
-                             f"engine came up (line {best.served_line:,}) are a request's or the shutdown's, not the "
-                             "start-up's outcome")
-        if log is best.log and best.recoveries > MAX_RECOVERY_NOTES:
-            log.notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were "
-                             f"not listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")
+        log.notes.extend(self._limit_notes())
+        if log is best.log:
+            log.notes.extend(_outcome_notes(best))
         log.notes.extend(self._wrapping_notes())
         if log is best.log:
-            log.notes.extend(_llamacpp_notes(best))
-            for line, rank, term, value in best.refused:
-                what = "compute buffer" if term == P.COMPUTE_BUFFER else "KV buffer"
-                log.notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the "
-                                 "figure the device needed, not one it held)")
+            log.notes.extend(_device_notes(best, log))
         return log
+
+    def _limit_notes(self) -> list[str]:
+        """What a reading limit left out of the log."""
+        notes = []
+        if self.implausible_line:
+            notes.append(f"line {self.implausible_line}: a figure past {MAX_LOG_FIGURE:.0e} (bytes, tokens or "
+                         "blocks) or not finite was not read (MAX_LOG_FIGURE)")
+        if self.cri.cut:
+            notes.append(f"a line joined from containerd's partial records was cut at {CRI_MAX_JOINED_CHARS:,} "
+                         "characters (CRI_MAX_JOINED_CHARS)")
+        if self.dumps_skipped:
+            notes.append(f"{self.dumps_skipped:,} argument or config line(s) past {MAX_ARGUMENT_DUMPS} different "
+                         "ones were not read (MAX_ARGUMENT_DUMPS)")
+        return notes
 
     def _wrapping_notes(self) -> list[str]:
         """What the log's wrapping left out of it, whatever start-up is read."""
@@ -1291,6 +1349,37 @@ class LogParser:
 
     def secret_values(self) -> list[str]:
         return sorted(self.secrets)
+
+
+def _outcome_notes(best: _EngineState) -> list[str]:
+    """Failure lines of the start-up read that are not its outcome: after it served, or ones it went on from."""
+    notes = []
+    if best.after_served[0]:
+        notes.append(f"line {best.after_served[1]:,}: {best.after_served[0]:,} failure line(s) after the engine "
+                     f"came up (line {best.served_line:,}) are a request's or the shutdown's, not the start-up's "
+                     "outcome")
+    if best.recoveries > MAX_RECOVERY_NOTES:
+        notes.append(f"{best.recoveries - MAX_RECOVERY_NOTES:,} more failure(s) the engine went on from were not "
+                     f"listed (MAX_RECOVERY_NOTES = {MAX_RECOVERY_NOTES})")
+    return notes
+
+
+def _device_notes(best: _EngineState, log: ObservedLog) -> list[str]:
+    """llama.cpp's device notes, the vision projector's terms and the requests a device refused."""
+    notes = _llamacpp_notes(best)
+    projector = {rank: terms for rank, terms in log.gpu_ranks().items()
+                 if P.PROJECTOR_WEIGHTS in terms or P.PROJECTOR_COMPUTE in terms}
+    for rank, terms in projector.items():
+        notes.append(f"{rank} holds the vision projector (--mmproj): "
+                     f"{terms.get(P.PROJECTOR_WEIGHTS, 0) / P.MiB:,.2f} MiB of weights and "
+                     f"{terms.get(P.PROJECTOR_COMPUTE, 0) / P.MiB:,.2f} MiB of compute buffer beside the text "
+                     "model's; gsg's llama.cpp estimate does not size a projector")
+    for line, rank, term, value in best.refused:
+        what = {P.COMPUTE_BUFFER: "compute buffer", P.PROJECTOR_COMPUTE: "vision projector's compute "
+                "buffer"}.get(term, "KV buffer")
+        notes.append(f"line {line}: {rank}'s {what} is the request of {value:,} B it refused (the figure the "
+                     "device needed, not one it held)")
+    return notes
 
 
 def parse_log(lines: Iterable[str], engine: str | None = None) -> tuple[ObservedLog, list[str]]:

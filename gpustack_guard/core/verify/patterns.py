@@ -101,6 +101,11 @@ GRAPHS_FULL = "cudagraph_full_sizes"
 MAX_CAPTURE_SIZE = "max_cudagraph_capture_size"
 # vLLM V1's encoder profile of a multimodal model: the encoder cache budget (max of the batch and one item's
 # tokens) and the dummy items profile_run encodes, held against the estimate's (extra.encoder_profile)
+# llama.cpp's vision projector (--mmproj, tools/mtmd/clip.cpp; examples/llava/clip.cpp before 2025): the CLIP
+# context's weights and its compute buffer, on the device its backend line names. They are the projector's, not the
+# text model's: a refused reserve after the CLIP backend line is the projector's warm-up, not the LLM's compute buffer
+PROJECTOR_WEIGHTS = "projector_weights_bytes_per_gpu"
+PROJECTOR_COMPUTE = "projector_compute_bytes_per_gpu"
 ENCODER_BUDGET = "encoder_cache_budget_tokens"
 ENCODER_ITEMS = "encoder_profile_items"
 
@@ -967,10 +972,17 @@ LLAMACPP_SERVER_BUILD = "llamacpp-server-build"
 # first build printing it came after b500
 LLAMACPP_SERVER_BUILD_RECORD_SINCE = 501
 
+# llamafile prints llama.cpp's build number and commit from a file written once, when it first vendored llama.cpp
+# (llama.cpp/build-info.cpp: LLAMA_BUILD_NUMBER = 1500, LLAMA_COMMIT = "a30b324", unchanged from b9fcc21 of
+# 2023-11-15 to 6b46419, mozilla-ai/llamafile), whatever llama.cpp a release carries: its "main: build = 1500
+# (a30b324)" and the server's "build info" record name no build (a llava run of October 2024 prints the pair over
+# n_ubatch and flash_attn lines of mid-2024 builds, search-index file 19445609683)
+LLAMAFILE_FIXED_BUILD = ("1500", "a30b324")
+
 # A build count is read up to nine digits (b9999 is 2026's): a longer run of digits is no build, and int() of one past
 # Python's 4,300-digit limit raised (logparse compares the count with LLAMACPP_BUILD_LINES_SINCE)
 LLAMACPP_PATTERNS = (
-    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d{1,9}) \(",
+    _p("llamacpp-build", LLAMACPP, "b1000 to the newest", r"\bbuild: (?P<version>\d{1,9}) \((?P<commit>[0-9a-f]*)",
        "build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "llama.cpp#18546",
        kind="version"),
     # before common's logger was rewritten (autumn 2024) each example printed its build as "<func>: build = N (commit)"
@@ -978,11 +990,11 @@ LLAMACPP_PATTERNS = (
     # info" record: JSON by default (log_records reads it in its text form), "--log-format text" from early 2024 (the
     # form ollama's runner printed)
     _p("llamacpp-build-examples", LLAMACPP, "mid 2023 to autumn 2024 (the examples' own build line)",
-       r"\b\w+: build = (?P<version>\d{1,9}) \([0-9a-f]+\)",
+       r"\b\w+: build = (?P<version>\d{1,9}) \((?P<commit>[0-9a-f]+)\)",
        "main: build = 2477 (f9c7ba34)", "llama.cpp#6184 (b2477's main); llama.cpp#3764's era", kind="version"),
     _p(LLAMACPP_SERVER_BUILD, LLAMACPP, "summer 2023 to autumn 2024 (llama-server's JSON log, then also --log-format "
        "text; ollama's runner until its Go runner)",
-       r"\bbuild info \| build=(?P<version>\d{1,9}) commit=",
+       r"\bbuild info \| build=(?P<version>\d{1,9}) commit=\"?(?P<commit>[0-9a-f]*)",
        'INFO [main] build info | build=3871 commit="f37ceeaa" tid="0x1f9bab240" timestamp=1731010169',
        "search-index file 9000643546 (an ollama log of 2024-11); search-index file 21652681191 (ollama's build=10); "
        "llama.cpp PR #4620 (b1702's JSON record)", kind="version"),
@@ -1088,6 +1100,34 @@ LLAMACPP_PATTERNS = (
        + " MiB",
        "load_tensors:        CUDA2 model buffer size = 25338.47 MiB", "llama.cpp#9390", {WEIGHTS: (WEIGHTS, "MiB")},
        kind="buffer"),
+    # the vision projector (--mmproj): its backend line names the device (clip_ctx in tools/mtmd/clip.cpp@0c1e57098;
+    # clip_model_load in examples/llava/clip.cpp@0.2.85, whose CUDA build names no index: ggml_backend_cuda_init(0)),
+    # then its weights ("model size", MiB: model_size / 1024.0 / 1024.0, printed "MB" in the llava builds) and its
+    # compute buffer (alloc_compute_meta, then reserve_compute_meta: "%10s compute buffer size"; the llava builds'
+    # "compute allocated memory" is the CLIP backend's single buffer)
+    _p("llamacpp-projector-device", LLAMACPP, "b2000 to the newest (clip_model_load until the mtmd rewrite of "
+       "spring 2025, clip_ctx after)", r"\bclip_(?:ctx|model_load): CLIP using (?P<projector>\S+) backend",
+       "2026-05-14 22:14:32.063 | clip_ctx: CLIP using CUDA0 backend", "search-index file 56678392724 (llama-server "
+       "with --mmproj, 2026); examples/llava/clip.cpp@0.2.85 (llama-cpp-python's sdist: the format string of "
+       "clip_model_load's index-less 'CLIP using CUDA backend')", kind="projector"),
+    _p("llamacpp-projector-weights", LLAMACPP, "b2000 to the newest (clip_model_load 'MB', load_hparams 'MiB')",
+       r"\b(?:load_hparams|clip_model_load): model size:\s+" + _g(PROJECTOR_WEIGHTS, LC_NUM) + " Mi?B",
+       "load_hparams: model size:         613.14 MiB", "search-index file 58091952734 (a Qwen3.6 mmproj-Q8_0 on a "
+       "Tesla P100 and an RX 6900 XT); tools/mtmd/clip.cpp@0.3.36 load_hparams and examples/llava/clip.cpp@0.2.85 "
+       "clip_model_load (llama-cpp-python's sdists: the format strings, 'MiB' and 'MB')",
+       {PROJECTOR_WEIGHTS: (PROJECTOR_WEIGHTS, "MiB")}, kind="projector"),
+    _p("llamacpp-projector-compute", LLAMACPP, "b5400 to the newest (alloc_compute_meta, reserve_compute_meta)",
+       r"\b(?:alloc_compute_meta|reserve_compute_meta):\s+(?P<device>\S+) compute buffer size =\s+"
+       + _g(PROJECTOR_COMPUTE, LC_NUM) + " MiB",
+       "reserve_compute_meta:      CUDA0 compute buffer size =   248.10 MiB", "search-index file 58091952734; "
+       "tools/mtmd/clip.cpp@0.3.36 reserve_compute_meta (llama-cpp-python's sdist, llama.cpp 0c1e57098: the format "
+       "string)",
+       {PROJECTOR_COMPUTE: (PROJECTOR_COMPUTE, "MiB")}, kind="projector"),
+    _p("llamacpp-projector-compute-llava", LLAMACPP, "b2000 to spring 2025 (examples/llava/clip.cpp clip_model_load)",
+       r"\bclip_model_load: compute allocated memory: " + _g(PROJECTOR_COMPUTE, LC_NUM) + " MB",
+       "clip_model_load: compute allocated memory: 32.89 MB", "search-index file 19445609683 (a llava-v1.5-7b run "
+       "with its CLIP on the CPU); examples/llava/clip.cpp@0.2.85 (llama-cpp-python's sdist: the format string)",
+       {PROJECTOR_COMPUTE: (PROJECTOR_COMPUTE, "MiB")}, kind="projector"),
     _p("llamacpp-context", LLAMACPP, "b1000 to the newest (llama_new_context_with_model, llama_init_from_model, "
        "llama_context)", r"(?:llama_new_context_with_model|llama_init_from_model|llama_context):\s+n_ctx\s+= "
        + _g(KV_TOKENS, INT), "llama_new_context_with_model: n_ctx      = 4096", "llama.cpp PR #6122",

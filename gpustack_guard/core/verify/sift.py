@@ -47,6 +47,7 @@ KEYWORDS = ("vLLM", "LLM engine", "Custom allreduce", "args", "max model len", "
             'msg="total memory"',
             "KvSize:", "memory layout", "memory for model", "buffer type overridden", "runner --model",
             "file type", "model ftype", "Meta device", ": - device ", "--kv-unified-per-slot",
+            "CLIP using", "model size:", "compute allocated memory",
             # llama.cpp's ways to stop or come up (patterns.LLAMACPP_FAILURES and LLAMACPP_OUTCOMES)
             "error: ", "failed to create context", "failed to initialize the context", "error loading model",
             "failed to load model", "unable to load model", "memory allocation of size",

@@ -234,6 +234,41 @@ def test_the_rs_buffer_is_its_own_term_per_device():
     assert log.ranks["CPU"] == {"recurrent_state_bytes_per_gpu": round(16.75 * 1024 * 1024)}
 
 
+# Metal without shared buffers (ggml-metal.cpp@0c1e57098: use_shared_buffers is the device's unified memory): an
+# Intel Mac's discrete Radeon puts KV, RS and compute buffers in "MTL0_Private", the weights in "MTL0_Mapped" (or
+# "MTL0_Private" with --no-mmap); each is MTL0, the device whose free memory the load line gives. The KV line is a
+# public one (search-index file 61922646399: a MacBook Pro 2018's Radeon Pro 560X, 29/29 layers); the others are
+# built from the build's format strings (%12s model, %10s KV/RS/compute: a 12-character name is not padded)
+METAL_PRIVATE = [
+    "llama_model_load_from_file_impl: using device MTL0 (AMD Radeon Pro 560X) (unknown id) - 4080 MiB free",
+    "load_tensors: offloaded 29/29 layers to GPU",
+    "load_tensors:   CPU_Mapped model buffer size =   292.36 MiB",
+    "load_tensors:  MTL0_Mapped model buffer size =  1918.34 MiB",
+    "llama_kv_cache: MTL0_Private KV buffer size = 448.00 MiB",
+    "sched_reserve: MTL0_Private compute buffer size =   300.75 MiB",
+    "sched_reserve:        CPU compute buffer size =    40.01 MiB",
+]
+
+
+def test_metals_private_buffers_are_the_metal_device():
+    log = read(METAL_PRIVATE)
+    assert log.binding_rank() == "MTL0"
+    assert log.ranks["MTL0"] == {P.FREE_BEFORE_LOAD: mib(4080), P.WEIGHTS: mib(1918.34), P.KV_CACHE: mib(448.0),
+                                 P.COMPUTE_BUFFER: mib(300.75)}
+    assert set(log.ranks) == {"MTL0", "CPU"}
+
+
+def test_a_no_mmap_metal_load_keeps_its_private_weights_and_recurrent_state_on_the_device():
+    # a public Qwen3.5-0.8B Q4_K_M run at 4,096 tokens with every buffer in MTL0_Private (search-index file
+    # 66909441714 quotes the four figures; the lines are built from the format strings)
+    log = read(["load_tensors: MTL0_Private model buffer size =   521.57 MiB",
+                "llama_kv_cache: MTL0_Private KV buffer size =    48.00 MiB",
+                "llama_memory_recurrent: MTL0_Private RS buffer size =    19.27 MiB",
+                "sched_reserve: MTL0_Private compute buffer size =    94.02 MiB"])
+    assert log.ranks == {"MTL0": {P.WEIGHTS: mib(521.57), P.KV_CACHE: mib(48.0), P.RECURRENT_STATE: mib(19.27),
+                                  P.COMPUTE_BUFFER: mib(94.02)}}
+
+
 @pytest.mark.parametrize("line,quantization", [
     # print_info from 2025 (mainline b5622, ik_llama.cpp#514)
     ("print_info: file type   = Q4_K - Medium", "q4_k_m"),
@@ -329,3 +364,33 @@ def test_kv_size_gives_the_cells_and_so_the_context_to_rebuild(line):
 
 def test_a_kv_size_inside_another_word_is_not_the_caches():
     assert P.KV_TOKENS not in read(["llama_kv_cache_reinit: kv_size = 4096, offload = 1"]).engine_terms
+
+
+# llamafile's build pair: llama.cpp/build-info.cpp (mozilla-ai/llamafile, unchanged from b9fcc21 of 2023-11-15 to
+# 6b46419) holds LLAMA_BUILD_NUMBER 1500 and LLAMA_COMMIT "a30b324" for every llama.cpp a release vendors; its main
+# prints "%s: build = %d (%s)" and its server the "build info" record (search-index file 19445609683: the JSON form,
+# over n_ubatch and flash_attn lines of mid-2024 builds)
+@pytest.mark.parametrize("line", [
+    "main: build = 1500 (a30b324)",
+    '{"build":1500,"commit":"a30b324","function":"server_cli","level":"INFO","line":2869,"msg":"build info",'
+    '"tid":"10437056","timestamp":1729847059}',
+    "build: 1500 (a30b324) with cc (GCC) 13.2.0 for x86_64-linux-gnu",
+])
+def test_llamafiles_fixed_build_pair_is_no_build(line):
+    log = read([line, "llama_kv_cache_init:        CPU KV buffer size =  1024.00 MiB"])
+    assert log.engine_version is None
+    assert log.notes == ["line 1: build 1500 (a30b324) is the pair llamafile prints for any llama.cpp it carries "
+                         "(llama.cpp/build-info.cpp, unchanged since November 2023), not the build: give "
+                         "--backend-version"]
+
+
+@pytest.mark.parametrize("line,version", [
+    # the same count with another commit, and another count of the same forms, are builds
+    ("main: build = 1500 (ff3bad83)", "1500"),
+    ("main: build = 2477 (f9c7ba34)", "2477"),
+    ('{"build":1702,"commit":"6f35a4a","function":"main","level":"INFO","line":2600,"msg":"build info"}', "1702"),
+    ("build: 6945 (cc98f8d34) with MSVC 19.29.30154.0 for x64", "6945"),
+])
+def test_other_build_lines_are_read(line, version):
+    log = read([line])
+    assert (log.engine_version, log.notes) == (version, [])

@@ -81,6 +81,7 @@ FIXTURE_ORDERS = {
     "last": ["command-r-two-gpus.log", "glm4-a6000-ik.log", "ik-command-a-111b-row-split-4x3090-cuda-split.log",
              "mistral-7b-v02-q5km-4x-mi100-rocm-llama-cpp-python-4096.log",
              "mixtral-8x7b-q8-partial-10-layers.log", "ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log",
+             "ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log",
              "ollama-deepseek-r1-671b-q4km-8x-mi250x.log", "ollama-deepseek-v3-q4km-1-of-62-layers-kv-host.log",
              "ollama-gemma2-2b-rocm-rx6600-swa-full-two-streams.log",
              "ollama-go-engine-qwen3-coder-next-20-of-49-layers.log", "ollama-qwq-32b-q4km-q8kv-29-of-65-rtx3060.log",

@@ -68,3 +68,22 @@ def test_unsloths_vllm_stdout_echo_changes_nothing_read(how):
     plain = observed(lines)
     assert plain["terms"][P.KV_TOKENS] == 3637 * 16 and plain["engine_version"] == "0.8.2"
     assert observed([how(line) if not line.startswith("##") else line for line in lines])["terms"] == plain["terms"]
+
+
+@pytest.mark.parametrize("how", PREFIXES)
+def test_llama_servers_json_record_is_read_under_a_collectors_prefix(how):
+    # llama.cpp PR #4620's b1702 server logs JSON records: under `kubectl logs --timestamps` (or any collector's
+    # prefix) the record was not unwrapped, and its build went unread
+    line = ('{"timestamp":1703493143,"level":"INFO","function":"main","line":2711,"message":"build info",'
+            '"build":1702,"commit":"6f35a4a"}\n')
+    assert parse_log([line])[0].engine_version == "1702"
+    assert parse_log([PREFIXES[how] + line])[0].engine_version == "1702"
+
+
+def test_a_brace_in_an_engines_own_line_is_not_a_record():
+    # vLLM's argument dump ends with a brace: it is read as printed, not as a record (no llama-server head in it)
+    line = "2025-10-31T15:07:49Z INFO 10-31 15:07:49 [api_server.py:1] non-default args: {'model': 'org/m'}\n"
+    assert parse_log([line])[0].model == "org/m"
+    # a JSON object after a prefix without llama-server's head (no numeric "line") is left as it is
+    shipped = '2025-10-31T15:07:49Z {"level":"INFO","function":"main","message":"build info","build":1702}\n'
+    assert parse_log([shipped], "llama.cpp")[0].engine_version is None

@@ -955,6 +955,22 @@ CASES = [
     ("llama.cpp/ollama-0.20.2-qwen25-coder-7b-q4km-rtx3060-4096.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(4168.09), P.KV_CACHE: mib(224.0), P.COMPUTE_BUFFER: mib(304.0), P.LAYERS_OFFLOADED: 29,
       P.LAYERS_TOTAL: 29, P.SEQUENCES: 1, P.KV_TOKENS: 4096}),
+    # ollama 0.5's runner (January 2025): the runner's --n-gpu-layers 29 of 41, --no-mmap's CUDA_Host weights on
+    # the CPU, the KV split 29/11 layers between CUDA0 and the CPU; phi-4's imported GGUF (sliding_window 0) then
+    # fails an assertion after the KV buffers, which is no memory failure
+    ("llama.cpp/ollama-0.5-phi4-q4km-rtx4060-laptop-29-of-41-no-mmap-swa-assert.log", None, False, 'engine-error',
+     'CUDA0', 0,
+     {P.FREE_BEFORE_LOAD: mib(7099), P.WEIGHTS: mib(5731.89), P.KV_CACHE: mib(290.0), P.LAYERS_OFFLOADED: 29,
+      P.LAYERS_TOTAL: 41, P.KV_TOKENS: 2048}),
+    # llamafile's llava of October 2024 on a CPU: its build record is llamafile's fixed pair, not the build (no
+    # version); the llava build loads the CLIP projector first ("MB" figures) and its two terms stay the projector's
+    ("llama.cpp/llamafile-llava-v15-7b-q4-cpu-clip-first-build-json.log", None, True, None, 'CPU', 0,
+     {P.PROJECTOR_WEIGHTS: mib(169.18), P.PROJECTOR_COMPUTE: mib(32.89), P.WEIGHTS: mib(3891.24),
+      P.KV_CACHE: mib(1024), P.COMPUTE_BUFFER: mib(164.01), P.KV_TOKENS: 2048}),
+    # the vision projector's warm-up refused on a P100 (flash attention off): the refused reserve is the projector's
+    # compute buffer, not a text model's
+    ("llama.cpp/qwen36-mmproj-q8-p100-no-fa-clip-warmup-compute-oom.log", None, False, 'out-of-memory', 'CUDA0', 0,
+     {P.PROJECTOR_WEIGHTS: mib(613.14), P.PROJECTOR_COMPUTE: 4_884_066_560}),
     # sched_reserve's compute lines (a source build of late 2026)
     ("llama.cpp/qwen3-4b-q4km-8192-sched-reserve.log", None, True, None, 'CUDA0', 0,
      {P.WEIGHTS: mib(2375.91), P.KV_CACHE: mib(1152.0), P.COMPUTE_BUFFER: mib(85.01), P.LAYERS_OFFLOADED: 37,
@@ -998,11 +1014,13 @@ CASES = [
     ("llama.cpp/vulkan-60-layer-q8-k-init-allocation-limit.log", None, False, 'out-of-memory', 'Vulkan0', 0,
      {P.KV_CACHE: mib(13800), P.COMPUTE_BUFFER: 2166360064}),
     # an MTP image of May 2026: its build_info count (b484) is no llama.cpp build; the MTP draft context after the
-    # target's (KV 272 MiB, compute 495 MiB) is not read, so the figures are the target's
+    # target's (KV 272 MiB, compute 495 MiB) is not read, so the figures are the target's; its mmproj-BF16 on CUDA0
+    # (clip_ctx's backend line) is the projector's own pair of terms
     ("llama.cpp/qwen36-27b-mtp-mmproj-rtx5090-q8kv-4-slots.log", None, True, None, 'CUDA0', 0,
      {P.GPU_MEMORY: mib(32606), P.FREE_AT_FIT: mib(30330), P.FREE_BEFORE_LOAD: mib(30930), P.WEIGHTS: mib(16386.94),
       P.KV_CACHE: mib(4352), P.RECURRENT_STATE: mib(598.5), P.COMPUTE_BUFFER: mib(495), P.LAYERS_OFFLOADED: 66,
-      P.LAYERS_TOTAL: 66, P.SEQUENCES: 4, P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1}),
+      P.LAYERS_TOTAL: 66, P.SEQUENCES: 4, P.KV_TOKENS: 131072, P.PIPELINE_COPIES: 1,
+      P.PROJECTOR_WEIGHTS: mib(887.99), P.PROJECTOR_COMPUTE: mib(248.10)}),
     # -sm row in a 2024-worded build (ik_llama.cpp): "CUDA_Split" is the split over all four GPUs, not a device
     # (it was read as a device "CUDA" holding 63 GiB, the binding one); the KV cache and compute sit on CUDA0
     ("llama.cpp/ik-command-a-111b-row-split-4x3090-cuda-split.log", None, True, None, 'CUDA0', 0,
@@ -1219,7 +1237,7 @@ def test_every_fixture_is_listed_with_its_source_and_found_without_backend():
     files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.log"))
     assert files == sorted(c[0] for c in CASES)
     counts = {engine: sum(f.startswith(engine + "/") for f in files) for engine in P.ENGINES}
-    assert counts == {"vllm": 174, "sglang": 74, "llama.cpp": 63}
+    assert counts == {"vllm": 174, "sglang": 74, "llama.cpp": 66}
     # the README's verify section states the same counts
     readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
     assert (f"{len(files)} logs ({counts['vllm']} of vLLM, {counts['sglang']} of SGLang, {counts['llama.cpp']} of "
@@ -1616,6 +1634,8 @@ def test_a_long_line_is_read_for_arguments_only():
 @pytest.mark.parametrize("buffer,device", [
     ("CPU_Mapped", "CPU"), ("CPU_REPACK", "CPU"), ("CPU_AARCH64", "CPU"), ("CUDA_Host", "CPU"), ("CPU", "CPU"),
     ("CUDA0_Split", "CUDA0"), ("CUDA1", "CUDA1"), ("Metal_Mapped", "Metal"), ("ROCm0", "ROCm0"),
+    # Metal's buffer types (ggml-metal.cpp@0c1e57098): shared, private (no unified memory) and mapped, one device
+    ("MTL0", "MTL0"), ("MTL0_Private", "MTL0"), ("MTL0_Mapped", "MTL0"), ("MTL1_Private", "MTL1"),
 ])
 def test_a_llama_cpp_buffer_type_is_read_as_its_device(buffer, device):
     assert L.buffer_device(buffer) == device
