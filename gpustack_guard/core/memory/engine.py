@@ -663,7 +663,7 @@ def _sglang_dp_attention_prefill_off(flags: dict, version: str | None) -> bool:
     if not _flag(flags, "enable-dp-attention"):
         return False
     row = P.sglang_dp_attention_prefill_graphs(version)
-    backend = str(flags.get("cuda-graph-backend-prefill", "")).strip().lower()
+    backend = str(flags.get("cuda-graph-backend-prefill") or row.default_backend).strip().lower()
     return row.every_backend or backend in row.backends
 
 

@@ -3796,25 +3796,34 @@ class SglangDpAttentionPrefillGraphs(TableRow):  # a table row: tuple-built, no 
 
     since: str
     every_backend: bool  # off whatever the prefill graph backend
-    backends: frozenset[str]  # else off only under these --cuda-graph-backend-prefill values
+    backends: frozenset[str]  # else off only under these prefill graph backends
+    default_backend: str  # the backend without --cuda-graph-backend-prefill (CUDA); "" before the flag
     source: str
 
 
 SGLANG_DP_ATTENTION_PREFILL_GRAPHS = (
-    SglangDpAttentionPrefillGraphs("0.0.0", True, frozenset(),
-                                   "server_args.py@0.5.10 _handle_piecewise_cuda_graph (`# 3. DP attention: if "
-                                   "self.enable_dp_attention: self.disable_piecewise_cuda_graph = True`), @0.5.13 "
-                                   "(`# 2. DP attention`), @0.5.16 _disable_tc_piecewise_cudagraph_if_incompatible "
-                                   "l.3700 and _disable_breakable_cudagraph_if_incompatible l.3799 (`DP-attn x BCG "
-                                   "capture/replay not yet validated`): off under every backend"),
-    SglangDpAttentionPrefillGraphs("0.5.17", False, frozenset({"tc_piecewise"}),
+    SglangDpAttentionPrefillGraphs("0.0.0", True, frozenset(), "",
+                                   "server_args.py@0.5.10 and @0.5.10.post1 _handle_piecewise_cuda_graph (`# 3. DP "
+                                   "attention: if self.enable_dp_attention: self.disable_piecewise_cuda_graph = "
+                                   "True`), @0.5.13 (`# 2. DP attention`)"),
+    SglangDpAttentionPrefillGraphs("0.5.14", False, frozenset({"tc_piecewise"}), "tc_piecewise",
+                                   "server_args.py@0.5.14 l.3007: the rule only in "
+                                   "_disable_tc_piecewise_cudagraph_if_incompatible, not in the breakable list "
+                                   "(l.3059); model_executor/cuda_graph_config.py@0.5.14 l.90-91: prefill default "
+                                   "tc_piecewise"),
+    SglangDpAttentionPrefillGraphs("0.5.15", True, frozenset(), "breakable",
+                                   "server_args.py@0.5.15 l.3283 and l.3372, @0.5.16 l.3700 and l.3799 (`DP-attn x "
+                                   "BCG capture/replay not yet validated`): in both the tc_piecewise and the "
+                                   "breakable list; cuda_graph_config.py@0.5.15 default_prefill_backend: breakable on "
+                                   "CUDA"),
+    SglangDpAttentionPrefillGraphs("0.5.17", False, frozenset({"tc_piecewise"}), "breakable",
                                    "server_args.py@0.5.17 l.4387 and @0.5.18 l.4601, arg_groups/cuda_graph_hook.py"
                                    "@0.5.19 l.181 and @0.5.21 l.189: the DP-attention rule only in "
                                    "disable_tc_piecewise_cudagraph_if_incompatible, no longer in the breakable one; "
                                    "model_executor/cuda_graph_config.py@0.5.17 default_prefill_backend: breakable on "
                                    "CUDA (tc_piecewise only for the multimodal models gsg already counts without "
                                    "prefill graphs, or as given)"),
-    SglangDpAttentionPrefillGraphs("0.5.22", False, frozenset(),
+    SglangDpAttentionPrefillGraphs("0.5.22", False, frozenset(), "breakable",
                                    "arg_groups/cuda_graph_hook.py@0.5.22 and @0.5.23: no tc_piecewise backend and no "
                                    "DP-attention rule in disable_breakable_cudagraph_if_incompatible"),
 )
