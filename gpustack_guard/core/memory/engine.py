@@ -458,6 +458,7 @@ def sglang_config(flags: dict, version: str | None = None, env: dict | None = No
         speculative_num_draft_tokens=value("speculative-num-draft-tokens"),
         speculative_draft_given=flags.get("speculative-draft-model-path") not in (None, True, ""),
         prefill_graphs_off=any(_flag(flags, key) for key in SGLANG_PREFILL_GRAPHS_OFF)
+        or _sglang_dp_attention_prefill_off(flags, version)
         or ("speculative-algorithm" in flags and not _sglang_since(version, P.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE))
         or "lora-paths" in flags or prefill_off
         or "gguf" in (str(flags.get("load-format", "")) + str(flags.get("quantization", ""))).lower(),
@@ -651,9 +652,19 @@ def sglang_graph_settings(flags: dict, version: str | None) -> dict:
 
 # Switches that turn SGLang's piecewise (prefill) CUDA graphs off (server_args.py@0.5.10
 # _handle_piecewise_cuda_graph); LoRA paths and GGUF weights do as well, a speculative algorithm up to 0.5.10.post1
-# (profiles.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE)
-SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compile", "enable-dp-attention",
-                             "enable-lora")
+# (profiles.SGLANG_SPECULATIVE_PREFILL_GRAPHS_SINCE); DP attention by release
+# (profiles.SGLANG_DP_ATTENTION_PREFILL_GRAPHS)
+SGLANG_PREFILL_GRAPHS_OFF = ("disable-piecewise-cuda-graph", "enable-torch-compile", "enable-lora")
+
+
+def _sglang_dp_attention_prefill_off(flags: dict, version: str | None) -> bool:
+    """--enable-dp-attention turns the prefill graphs off where the release says so
+    (profiles.SGLANG_DP_ATTENTION_PREFILL_GRAPHS)."""
+    if not _flag(flags, "enable-dp-attention"):
+        return False
+    row = P.sglang_dp_attention_prefill_graphs(version)
+    backend = str(flags.get("cuda-graph-backend-prefill") or row.default_backend).strip().lower()
+    return row.every_backend or backend in row.backends
 
 
 def llamacpp_config(flags: dict, policy: Policy, facts: ModelFacts | None = None,

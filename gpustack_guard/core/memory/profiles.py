@@ -3790,6 +3790,51 @@ def sglang_dp_attention_row(version: str | None) -> SglangDpAttentionRow:
     return row_for("sglang", _SGLANG_DP_ATTENTION_KEYS, version)
 
 
+class SglangDpAttentionPrefillGraphs(TableRow):  # a table row: tuple-built, no generated methods to compile
+    """Whether DP attention (--enable-dp-attention) turns the prefill (piecewise) CUDA graphs off, by release:
+    for every prefill graph backend, for the named ones only, or never."""
+
+    since: str
+    every_backend: bool  # off whatever the prefill graph backend
+    backends: frozenset[str]  # else off only under these prefill graph backends
+    default_backend: str  # the backend without --cuda-graph-backend-prefill (CUDA); "" before the flag
+    source: str
+
+
+SGLANG_DP_ATTENTION_PREFILL_GRAPHS = (
+    SglangDpAttentionPrefillGraphs("0.0.0", True, frozenset(), "",
+                                   "server_args.py@0.5.10 and @0.5.10.post1 _handle_piecewise_cuda_graph (`# 3. DP "
+                                   "attention: if self.enable_dp_attention: self.disable_piecewise_cuda_graph = "
+                                   "True`), @0.5.13 (`# 2. DP attention`)"),
+    SglangDpAttentionPrefillGraphs("0.5.14", False, frozenset({"tc_piecewise"}), "tc_piecewise",
+                                   "server_args.py@0.5.14 l.3007: the rule only in "
+                                   "_disable_tc_piecewise_cudagraph_if_incompatible, not in the breakable list "
+                                   "(l.3059); model_executor/cuda_graph_config.py@0.5.14 l.90-91: prefill default "
+                                   "tc_piecewise"),
+    SglangDpAttentionPrefillGraphs("0.5.15", True, frozenset(), "breakable",
+                                   "server_args.py@0.5.15 l.3283 and l.3372, @0.5.16 l.3700 and l.3799 (`DP-attn x "
+                                   "BCG capture/replay not yet validated`): in both the tc_piecewise and the "
+                                   "breakable list; cuda_graph_config.py@0.5.15 default_prefill_backend: breakable on "
+                                   "CUDA"),
+    SglangDpAttentionPrefillGraphs("0.5.17", False, frozenset({"tc_piecewise"}), "breakable",
+                                   "server_args.py@0.5.17 l.4387 and @0.5.18 l.4601, arg_groups/cuda_graph_hook.py"
+                                   "@0.5.19 l.181 and @0.5.21 l.189: the DP-attention rule only in "
+                                   "disable_tc_piecewise_cudagraph_if_incompatible, no longer in the breakable one; "
+                                   "model_executor/cuda_graph_config.py@0.5.17 default_prefill_backend: breakable on "
+                                   "CUDA (tc_piecewise only for the multimodal models gsg already counts without "
+                                   "prefill graphs, or as given)"),
+    SglangDpAttentionPrefillGraphs("0.5.22", False, frozenset(), "breakable",
+                                   "arg_groups/cuda_graph_hook.py@0.5.22 and @0.5.23: no tc_piecewise backend and no "
+                                   "DP-attention rule in disable_breakable_cudagraph_if_incompatible"),
+)
+_SGLANG_DP_PREFILL_KEYS = keyed_by_release(SGLANG_DP_ATTENTION_PREFILL_GRAPHS)
+
+
+def sglang_dp_attention_prefill_graphs(version: str | None) -> SglangDpAttentionPrefillGraphs:
+    """The release's rule for DP attention and the prefill CUDA graphs."""
+    return row_for("sglang", _SGLANG_DP_PREFILL_KEYS, version)
+
+
 class SglangModelPageRow(TableRow):  # a table row: tuple-built, no generated methods to compile
     """The attention backend SGLang picks for an architecture on an SM100 GPU (B200, GB200, B300) when no backend is
     given, and the KV page size that backend forces from one release on (the `since` version)."""

@@ -88,7 +88,7 @@ def test_vllm_auto_length_runs_at_the_longest_length_that_fits():
     ({"disable-piecewise-cuda-graph": None}, True),
     ({"disable-piecewise-cuda-graph": "false"}, False),
     ({"enable-torch-compile": None}, True),
-    ({"enable-dp-attention": None}, True),
+    ({"enable-dp-attention": None}, True),  # 0.5.10: under every backend (SGLANG_DP_ATTENTION_PREFILL_GRAPHS)
     ({"enable-lora": None}, True),
     ({"lora-paths": "a=/models/a"}, True),
     ({"speculative-algorithm": "EAGLE"}, True),

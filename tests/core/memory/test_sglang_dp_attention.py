@@ -67,3 +67,44 @@ def test_a_second_model_on_h100_where_the_term_stays_under_the_floor():
     assert fraction(QWEN3_MOE, flags, "0.5.5", H100) == round((81559 - 14144 - 960) / 81559, 3)
     small = {**DP8, "dp-size": "2", "cuda-graph-max-bs": "64", "chunked-prefill-size": "2048"}
     assert fraction(QWEN3_MOE, small, "0.5.5", H100) == round((81559 - 10240) / 81559, 3)
+
+
+# DP attention and the prefill CUDA graphs (profiles.SGLANG_DP_ATTENTION_PREFILL_GRAPHS): off under every backend to
+# 0.5.13 and in 0.5.15-0.5.16 (server_args.py@0.5.16 l.3700 and l.3799), only under tc_piecewise (0.5.14's default) in
+# 0.5.14 and 0.5.17-0.5.21 (the breakable default
+# lost the rule: server_args.py@0.5.17 l.4387, arg_groups/cuda_graph_hook.py@0.5.21 l.189), never from 0.5.22.
+def test_dp_prefill_rows_are_keyed_where_the_wheels_changed():
+    assert [(r.since, r.every_backend, sorted(r.backends), r.default_backend)
+            for r in P.SGLANG_DP_ATTENTION_PREFILL_GRAPHS] == [
+        ("0.0.0", True, [], ""), ("0.5.14", False, ["tc_piecewise"], "tc_piecewise"), ("0.5.15", True, [], "breakable"),
+        ("0.5.17", False, ["tc_piecewise"], "breakable"), ("0.5.22", False, [], "breakable")]
+
+
+@pytest.mark.parametrize("flags,version,off", [
+    (DP8, "0.5.10", True),
+    (DP8, "0.5.13", True),
+    (DP8, "0.5.14", True),  # the tc_piecewise default
+    ({**DP8, "cuda-graph-backend-prefill": "breakable"}, "0.5.14", False),
+    (DP8, "0.5.15", True),
+    (DP8, "0.5.16", True),
+    ({**DP8, "cuda-graph-backend-prefill": "breakable"}, "0.5.16", True),
+    (DP8, "0.5.17", False),  # the breakable default keeps them
+    ({**DP8, "cuda-graph-backend-prefill": "tc_piecewise"}, "0.5.17", True),
+    ({**DP8, "cuda-graph-backend-prefill": "TC_PIECEWISE"}, "0.5.21", True),
+    (DP8, "0.5.21", False),
+    ({**DP8, "cuda-graph-backend-prefill": "tc_piecewise"}, "0.5.22", False),
+    (DP8, "0.5.23", False),
+    ({"tp-size": "8", "dp-size": "8"}, "0.5.10", False),  # --dp-size alone is not DP attention
+])
+def test_dp_attention_turns_prefill_graphs_off_by_release(flags, version, off):
+    assert sglang_config(flags, version).prefill_graphs_off is off
+
+
+def test_dp_attention_keeps_the_prefill_graph_reserve_from_0_5_17():
+    # a second model (Qwen3 MoE, not MLA) on H100: from 0.5.17 the flags cost the prefill-graph reserve, 58 capture
+    # sizes of 8 MiB (464 MiB), and the default fraction drops by it
+    def figures(version):
+        est = estimate("sglang", QWEN3_MOE, [H100] * 8, DP8, version, Policy(), {})
+        return est.extra.get("prefill_graph_reserve"), est.extra["mem_fraction_static"]
+    assert [figures(v) for v in ("0.5.16", "0.5.17", "0.5.23")] == [
+        (0, 0.592), (464 * MiB, 0.586), (464 * MiB, 0.586)]
