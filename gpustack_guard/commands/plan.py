@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import field
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import out, refuse_overwriting_inputs, write_atomic
+from gpustack_guard.adapters.files.output import out, refuse_overwriting_inputs, refuse_replacing_unless, write_atomic
 from gpustack_guard.core.deploy.plan import CONFLICT
-from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK, GsgError
+from gpustack_guard.core.errors import EXIT_CHANGES, EXIT_FAIL, EXIT_OK
 from gpustack_guard.core.values import frozen_value
 from gpustack_guard.reporters import ChangeFormat, text
 from gpustack_guard.reporters.plan_output import plan_json, render_markdown, render_text
@@ -38,17 +37,10 @@ def refuse_replacing_what_is_no_plan(out_file: str, sources: wiring.SpecSources)
     read = spec_files(specs, allow_empty=True) + [str(config_path())]
     refuse_overwriting_inputs([("--out", out_file)], wiring.files_a_run_reads(
         specs, read, None, sources.overlay, wiring.build_renderer(specs, sources.templates)))
-    if not os.path.isfile(out_file):  # nothing yet, or no regular file: the write says which, in one line
-        return
-    from gpustack_guard.commands.apply import read_saved_plan  # what apply takes as a plan, its limits included
+    from gpustack_guard.commands.apply import MAX_PLAN_BYTES, read_saved_plan  # what apply takes as a plan
 
-    try:
-        document = read_saved_plan(out_file)
-    except GsgError:
-        document = None
-    if document is None or not isinstance(document.get("changes"), list):
-        raise GsgError("exists and is not a gsg plan file; refusing to overwrite it (remove it or save the plan "
-                       "elsewhere); nothing written", where=out_file)
+    refuse_replacing_unless(out_file, lambda _text: isinstance(read_saved_plan(out_file).get("changes"), list),
+                            "a gsg plan file", "save the plan elsewhere", max_bytes=MAX_PLAN_BYTES)
 
 
 def run(opts: PlanOptions) -> int:

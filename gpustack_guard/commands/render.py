@@ -7,7 +7,14 @@ import os
 from dataclasses import replace
 
 from gpustack_guard import wiring
-from gpustack_guard.adapters.files.output import err, out, refuse_overwriting_inputs, write_atomic, written_form
+from gpustack_guard.adapters.files.output import (
+    err,
+    out,
+    refuse_overwriting_inputs,
+    refuse_replacing_unless,
+    write_atomic,
+    written_form,
+)
 from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
 from gpustack_guard.adapters.files.spec_loader import display_path, load_specs
 from gpustack_guard.adapters.files.yaml_dump import dump
@@ -90,20 +97,21 @@ def _to_file(path: str, body: str, check: bool, show_secrets: bool) -> int:
     return EXIT_OK
 
 
-def refuse_replacing_what_is_no_render(path: str) -> None:
-    """--out may replace an earlier render (YAML or JSON: documents that are each a mapping with a `name`, or one
-    list of them), never another existing file: `--out README.md` or `--out docs/index.html` replaced it, exit 0."""
+def _is_render(text: str) -> bool:
     from gpustack_guard.adapters.files.yaml_documents import load_documents
     from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
 
-    if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
-        return
     try:
-        documents = [d.data for d in load_documents(read_regular(path, MAX_REPLACED_RENDER_BYTES).decode("utf-8-sig"))]
-    except (Unreadable, TooLarge, UnicodeDecodeError, YamlSyntaxError, GsgError):
-        documents = []
+        documents = [d.data for d in load_documents(text)]
+    except YamlSyntaxError:
+        return False
     if len(documents) == 1 and isinstance(documents[0], list):  # -o json: one list of the documents
         documents = documents[0]
-    if not documents or not all(isinstance(d, dict) and "name" in d for d in documents):
-        raise GsgError("exists and is not a file gsg render wrote (spec documents with a `name`); refusing to "
-                       "overwrite it (remove it or render elsewhere); nothing written", where=path)
+    return bool(documents) and all(isinstance(d, dict) and "name" in d for d in documents)
+
+
+def refuse_replacing_what_is_no_render(path: str) -> None:
+    """--out may replace an earlier render (YAML or JSON: documents that are each a mapping with a `name`, or one
+    list of them), never another existing file: `--out README.md` or `--out docs/index.html` replaced it, exit 0."""
+    refuse_replacing_unless(path, _is_render, "a file gsg render wrote (spec documents with a `name`)",
+                            "render elsewhere", max_bytes=MAX_REPLACED_RENDER_BYTES)

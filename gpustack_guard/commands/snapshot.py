@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import dump_fleet
-from gpustack_guard.adapters.files.output import note, write_atomic
-from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, read_regular
+from gpustack_guard.adapters.files.output import note, refuse_replacing_unless, write_atomic
 from gpustack_guard.adapters.files.yaml_dump import comment
 from gpustack_guard.core.errors import EXIT_OK, GsgError
 from gpustack_guard.core.values import frozen_value
@@ -22,24 +19,23 @@ class SnapshotOptions:
     cluster: str | None = None
 
 
+def _is_fleet(text: str) -> bool:
+    from gpustack_guard.adapters.files.yaml_documents import load_documents
+    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
+
+    try:
+        documents = [d.data for d in load_documents(text)]
+    except YamlSyntaxError:
+        return False
+    return len(documents) == 1 and isinstance(documents[0], dict) and "clusters" in documents[0]
+
+
 def refuse_replacing_what_is_no_fleet(path: str) -> None:
     """--out may replace an earlier snapshot or a fleet file written by hand (one mapping with `clusters`, as
     validate's --fleet reads), never another existing file: `--out README.md`, `--out specs/a.yaml` or the contexts
     file replaced it with the fleet, exit 0. Checked before the server is asked for anything."""
-    from gpustack_guard.adapters.files.yaml_documents import load_documents
-    from gpustack_guard.adapters.files.yaml_positions import YamlSyntaxError
-
-    if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
-        return
-    try:
-        text = read_regular(path, MAX_REPLACED_SNAPSHOT_BYTES).decode("utf-8-sig")
-        documents = [d.data for d in load_documents(text)]
-    except (Unreadable, TooLarge, UnicodeDecodeError, YamlSyntaxError, GsgError):
-        documents = []
-    if len(documents) != 1 or not isinstance(documents[0], dict) or "clusters" not in documents[0]:
-        raise GsgError("exists and is not a fleet file (one mapping with `clusters`, as gsg snapshot writes); "
-                       "refusing to overwrite it (remove it or write the snapshot elsewhere); nothing written",
-                       where=path)
+    refuse_replacing_unless(path, _is_fleet, "a fleet file (one mapping with `clusters`, as gsg snapshot writes)",
+                            "write the snapshot elsewhere", max_bytes=MAX_REPLACED_SNAPSHOT_BYTES)
 
 
 def run(opts: SnapshotOptions) -> int:

@@ -382,20 +382,13 @@ def refuse_replacing_what_is_no_soak(out_dir: str) -> None:
     names: `--out docs` replaced the site's report.html, exit 0. Checked before the first request."""
     import re
 
-    from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
+    from gpustack_guard.adapters.files.output import refuse_replacing_unless
 
     for name, opening in SOAK_FILES.items():
-        path = Path(out_dir) / name
-        if not path.is_file():  # nothing yet, or no regular file: the write says which, in one line
-            continue
-        try:
-            with open_regular(path) as handle:
-                head = handle.read(SOAK_HEAD_BYTES).decode("utf-8", "replace")
-        except (Unreadable, OSError):
-            head = None
-        if head is None or not re.search(opening, head):
-            raise GsgError(f"exists and is not the {name} of a gsg soak; refusing to overwrite it (remove it or give "
-                           "--out another folder); nothing written", where=str(path))
+        pattern = re.compile(opening)
+        refuse_replacing_unless(Path(out_dir) / name, lambda head: pattern.search(head) is not None,  # noqa: B023 - called in this pass
+                                f"the {name} of a gsg soak", "give --out another folder", max_bytes=SOAK_HEAD_BYTES,
+                                head_only=True)
 
 
 def write_files(out_dir: str, report) -> None:

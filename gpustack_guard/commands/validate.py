@@ -8,7 +8,14 @@ from dataclasses import field, replace
 
 from gpustack_guard import wiring
 from gpustack_guard.adapters.files.fleet_file import load_fleet
-from gpustack_guard.adapters.files.output import known_secrets, note, out, refuse_overwriting_inputs, write_all_atomic
+from gpustack_guard.adapters.files.output import (
+    known_secrets,
+    note,
+    out,
+    refuse_overwriting_inputs,
+    refuse_replacing_unless,
+    write_all_atomic,
+)
 from gpustack_guard.adapters.files.spec_loader import load_specs
 from gpustack_guard.core.dataclass_repr import fields_repr
 from gpustack_guard.core.errors import EXIT_FAIL, EXIT_OK, GsgError
@@ -60,7 +67,7 @@ def report_files(values: tuple[str, ...]) -> list[tuple[ReportFormat, str]]:
 
 REPORT_HEAD_BYTES = 4096  # of an existing --report file: every format names gsg in its opening
 # An earlier report of any format (a path may switch from json to sarif): the opening each reporter writes
-_EARLIER_REPORT = re.compile(
+_EARLIER_REPORT = (
     r'\A\s*\Z'  # empty: text and github write nothing when nothing is found
     r'|"(?:tool|driver)":\s*\{\s*"name":\s*"gsg"'  # json (tool.name), sarif (runs[].tool.driver.name)
     r'|<testsuites name="gsg"|<title>gsg validate|\A## gsg validate'  # junit, html, markdown
@@ -72,20 +79,11 @@ _EARLIER_REPORT = re.compile(
 def refuse_replacing_what_is_no_report(paths: list[str]) -> None:
     """--report may replace an earlier report of gsg validate (of any format), never another existing file:
     `--report json=README.md` replaced the readme, exit 0. Checked after a file the run reads is refused (the more
-    telling line), before anything is written."""
-    from gpustack_guard.adapters.files.regular_file import Unreadable, open_regular
-
+    telling line), before anything is written. (The pattern is compiled here: a run without --report never needs it.)"""
+    earlier = re.compile(_EARLIER_REPORT)
     for path in paths:
-        if not os.path.isfile(path):  # nothing yet, or no regular file: the write says which, in one line
-            continue
-        try:
-            with open_regular(path) as handle:
-                head = handle.read(REPORT_HEAD_BYTES).decode("utf-8", "replace").removeprefix("\ufeff")
-        except (Unreadable, OSError):
-            head = None
-        if head is None or not _EARLIER_REPORT.search(head):
-            raise GsgError("exists and is not a gsg validate report; refusing to overwrite it (remove it or write "
-                           "the report elsewhere); nothing written", where=path)
+        refuse_replacing_unless(path, lambda head: earlier.search(head) is not None, "a gsg validate report",
+                                "write the report elsewhere", max_bytes=REPORT_HEAD_BYTES, head_only=True)
 
 
 def run(opts: ValidateOptions) -> int:

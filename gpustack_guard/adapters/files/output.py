@@ -13,6 +13,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Callable
 
 from gpustack_guard.core.echo import terminal_safe
 from gpustack_guard.core.errors import GsgError
@@ -206,6 +207,30 @@ def refuse_overwriting_inputs(targets: list[tuple[str, str]], inputs: list[str])
             also = f" (as {same})" if same != path else ""
             raise GsgError(f"{flag} names a file this run reads{also}; refusing to overwrite it; nothing written",
                            where=path)
+
+
+def refuse_replacing_unless(path: str | Path, ours: Callable[[str], bool], what: str, instead: str, *,
+                            max_bytes: int, head_only: bool = False) -> None:
+    """An output flag may replace an existing file only when `ours(text)` says gsg wrote it (an earlier plan,
+    render, report, snapshot or soak): `--out README.md` replaced the readme, exit 0. The text is the file's first
+    `max_bytes` with `head_only` (a format whose opening names gsg), else the whole file within `max_bytes` (a
+    larger, unreadable or non-UTF-8 file is not ours). Nothing yet, or no regular file: the write says which."""
+    if not os.path.isfile(path):
+        return
+    from gpustack_guard.adapters.files.regular_file import TooLarge, Unreadable, open_regular, read_regular
+
+    try:
+        if head_only:
+            with open_regular(path) as handle:
+                text = handle.read(max_bytes).decode("utf-8", "replace").removeprefix("\ufeff")
+        else:
+            text = read_regular(path, max_bytes).decode("utf-8-sig")
+        mine = ours(text)
+    except (Unreadable, TooLarge, UnicodeDecodeError, OSError, GsgError):
+        mine = False
+    if not mine:
+        raise GsgError(f"exists and is not {what}; refusing to overwrite it (remove it or {instead}); nothing written",
+                       where=str(path))
 
 
 _NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
